@@ -1,1 +1,16 @@
-//! warpalign
+//! warpalign: exact batch engines for minimap2's ksw2 extension and chaining DP and LASTZ's y-drop
+//! extension. Each engine has a CPU path (today the upstream oracle; the Rust twin as it lands) and a GPU
+//! path; both must produce the bytes upstream produces.
+
+pub mod chain;
+pub mod engine;
+pub mod error;
+pub mod gpu;
+pub mod ksw;
+pub mod ydrop;
+
+pub use engine::{Backend, BackendChoice, Engine};
+pub use error::{Error, Result};
+
+/// The library's version, as the patched tools print it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

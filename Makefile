@@ -1,0 +1,79 @@
+# warpalign: `make demo` builds everything and runs the main job; `make test` runs the tests.
+# Everything lands under target/: vendor/ (pinned upstream sources), dist/ (the library as installed:
+# lib/, include/, lib/pkgconfig/), build/ (tool builds) and tools/ (the four binaries).
+
+SHELL      := bash
+CARGO      ?= cargo
+JOBS       ?= $(shell nproc)
+T          := $(CURDIR)/target
+VENDOR     := $(T)/vendor/src
+DIST       := $(T)/dist
+TOOLS      := $(T)/tools
+VERSION    := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+export PKG_CONFIG_PATH := $(DIST)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
+
+RUST_SRC   := $(shell find src capi/src capi/include ffi kernels -type f) Cargo.toml capi/Cargo.toml capi/warpalign.pc.in
+
+.PHONY: all deps vendor lib tools demo test clean
+all: tools
+
+# System packages the build needs (Debian/Ubuntu); installs them when run as root, else names them.
+deps:
+	@tests/ensure-deps
+
+vendor: $(VENDOR)/minimap2/Makefile $(VENDOR)/lastz/Makefile
+$(VENDOR)/minimap2/Makefile $(VENDOR)/lastz/Makefile: vendor/manifest.tsv vendor/fetch
+	vendor/fetch $(T)/vendor
+	touch $(VENDOR)/minimap2/Makefile $(VENDOR)/lastz/Makefile
+
+lib: $(DIST)/lib/libwarpalign.a
+$(DIST)/lib/libwarpalign.a: $(RUST_SRC) | vendor
+	$(CARGO) build --release -p warpalign-capi
+	mkdir -p $(DIST)/lib/pkgconfig $(DIST)/include
+	cp $(T)/release/libwarpalign_capi.so $(DIST)/lib/libwarpalign.so
+	cp capi/include/warpalign.h $(DIST)/include/
+	sed -e 's|@PREFIX@|$(DIST)|' -e 's|@VERSION@|$(VERSION)|' capi/warpalign.pc.in > $(DIST)/lib/pkgconfig/warpalign.pc
+	cp $(T)/release/libwarpalign_capi.a $@
+
+tools: $(TOOLS)/minimap2 $(TOOLS)/minimap2-ref $(TOOLS)/lastz $(TOOLS)/lastz-ref
+
+# Reference builds: the pinned sources exactly as fetched, built with upstream's own Makefiles.
+$(TOOLS)/minimap2-ref: | vendor
+	rm -rf $(T)/build/minimap2-ref && mkdir -p $(T)/build $(TOOLS)
+	cp -r $(VENDOR)/minimap2 $(T)/build/minimap2-ref
+	$(MAKE) -s -C $(T)/build/minimap2-ref -j$(JOBS) minimap2
+	cp $(T)/build/minimap2-ref/minimap2 $@
+
+$(TOOLS)/lastz-ref: | vendor
+	rm -rf $(T)/build/lastz-ref && mkdir -p $(T)/build $(TOOLS)
+	cp -r $(VENDOR)/lastz $(T)/build/lastz-ref
+	$(MAKE) -s -C $(T)/build/lastz-ref/src -j$(JOBS) lastz
+	cp $(T)/build/lastz-ref/src/lastz $@
+
+# Patched builds: the same sources with patches/<tool>/ applied, linked with libwarpalign.a (pkg-config).
+$(TOOLS)/minimap2: $(DIST)/lib/libwarpalign.a $(wildcard patches/minimap2/*) patches/apply | vendor
+	rm -rf $(T)/build/minimap2 && mkdir -p $(T)/build $(TOOLS)
+	cp -r $(VENDOR)/minimap2 $(T)/build/minimap2
+	patches/apply minimap2 $(T)/build/minimap2
+	$(MAKE) -s -C $(T)/build/minimap2 -j$(JOBS) minimap2 \
+		WARPALIGN_CFLAGS="$$(pkg-config --cflags warpalign)" \
+		WARPALIGN_LIBS="$$(pkg-config --static --libs warpalign | sed 's/-lwarpalign/-l:libwarpalign.a/')"
+	cp $(T)/build/minimap2/minimap2 $@
+
+$(TOOLS)/lastz: $(DIST)/lib/libwarpalign.a $(wildcard patches/lastz/*) patches/apply | vendor
+	rm -rf $(T)/build/lastz && mkdir -p $(T)/build $(TOOLS)
+	cp -r $(VENDOR)/lastz $(T)/build/lastz
+	patches/apply lastz $(T)/build/lastz
+	$(MAKE) -s -C $(T)/build/lastz/src -j$(JOBS) lastz \
+		WARPALIGN_CFLAGS="$$(pkg-config --cflags warpalign)" \
+		WARPALIGN_LIBS="$$(pkg-config --static --libs warpalign | sed 's/-lwarpalign/-l:libwarpalign.a/')"
+	cp $(T)/build/lastz/src/lastz $@
+
+demo: tools
+	bench/demo
+
+test: deps tools
+	tests/run
+
+clean:
+	rm -rf $(T)/build $(TOOLS) $(DIST)

@@ -1,0 +1,1 @@
+//! C entry points of the ydrop engine (in progress).

@@ -1,0 +1,101 @@
+//! chain engine: minimap2's `mg_lchain_dp` (chaining DP, backtrack and anchor compaction) as a batch call.
+//!
+//! Anchors use minimap2's encoding (`mm128_t`): `x = rev<<63 | tid<<32 | tpos`,
+//! `y = flags<<40 | q_span<<32 | q_pos`. Output arrays are `malloc`ed and owned by the caller.
+
+mod oracle;
+
+use crate::{Engine, Error, Result};
+
+/// One anchor, minimap2's `mm128_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Anchor {
+    pub x: u64,
+    pub y: u64,
+}
+
+/// One `mg_lchain_dp` call: its scalar arguments and the sorted anchors (not modified).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ChainDpJob {
+    pub max_dist_x: i32,
+    pub max_dist_y: i32,
+    pub bw: i32,
+    pub max_skip: i32,
+    pub max_iter: i32,
+    pub min_cnt: i32,
+    pub min_sc: i32,
+    pub chn_pen_gap: f32,
+    pub chn_pen_skip: f32,
+    pub is_cdna: i32,
+    pub n_seg: i32,
+    pub n_anchors: i64,
+    pub anchors: *const Anchor,
+}
+
+/// What `mg_lchain_dp` returns: the chains `u[]` (`score<<32 | n_anchors`) and the anchors they use, compacted.
+#[repr(C)]
+#[derive(Debug)]
+pub struct ChainDpResult {
+    pub n_chains: i32,
+    /// `malloc`ed; null when `n_chains == 0`.
+    pub chains: *mut u64,
+    pub n_anchors: i64,
+    /// `malloc`ed; null when `n_chains == 0`.
+    pub anchors: *mut Anchor,
+}
+
+impl ChainDpResult {
+    pub const EMPTY: ChainDpResult =
+        ChainDpResult { n_chains: 0, chains: std::ptr::null_mut(), n_anchors: 0, anchors: std::ptr::null_mut() };
+
+    pub fn chains(&self) -> &[u64] {
+        if self.chains.is_null() {
+            &[]
+        } else {
+            // SAFETY: chains holds n_chains elements.
+            unsafe { std::slice::from_raw_parts(self.chains, self.n_chains as usize) }
+        }
+    }
+
+    pub fn anchors(&self) -> &[Anchor] {
+        if self.anchors.is_null() {
+            &[]
+        } else {
+            // SAFETY: anchors holds n_anchors elements.
+            unsafe { std::slice::from_raw_parts(self.anchors, self.n_anchors as usize) }
+        }
+    }
+
+    pub fn release(&mut self) {
+        // SAFETY: engines allocate both arrays with malloc.
+        unsafe {
+            libc::free(self.chains.cast());
+            libc::free(self.anchors.cast());
+        }
+        *self = ChainDpResult::EMPTY;
+    }
+}
+
+// SAFETY: a job only reads its anchors, which the caller keeps alive and unchanged for the call.
+unsafe impl Send for ChainDpJob {}
+unsafe impl Sync for ChainDpJob {}
+// SAFETY: a result exclusively owns its arrays.
+unsafe impl Send for ChainDpResult {}
+
+pub fn dp_batch(_engine: &Engine, jobs: &[ChainDpJob], results: &mut [ChainDpResult]) -> Result<()> {
+    if jobs.len() != results.len() {
+        return Err(Error::InvalidArgument(format!("{} jobs but {} results", jobs.len(), results.len())));
+    }
+    for (i, j) in jobs.iter().enumerate() {
+        if j.n_anchors < 0 || (j.n_anchors > 0 && j.anchors.is_null()) {
+            return Err(Error::InvalidArgument(format!("chain job {i}: bad anchor array")));
+        }
+    }
+    // The GPU kernel lands with the chain engine; until then both backends run the exact CPU path.
+    crate::engine::par_zip(jobs, results, |j, r| {
+        oracle::lchain_dp(j, r)
+    });
+    Ok(())
+}

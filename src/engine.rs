@@ -1,0 +1,104 @@
+//! The engine context: which backend runs the batches, and the GPU runtime when there is one.
+
+use crate::gpu::GpuRuntime;
+use std::sync::Arc;
+
+/// What `WARPALIGN_BACKEND` asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BackendChoice {
+    /// GPU when a usable one is present, else CPU.
+    Auto,
+    Cpu,
+    /// GPU required: without one the engine still runs, on the CPU, and says so on stderr.
+    Gpu,
+}
+
+impl BackendChoice {
+    pub const ENV: &'static str = "WARPALIGN_BACKEND";
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "" | "auto" => Some(Self::Auto),
+            "cpu" => Some(Self::Cpu),
+            "gpu" => Some(Self::Gpu),
+            _ => None,
+        }
+    }
+
+    /// Reads `WARPALIGN_BACKEND`; an unknown value is an error naming the variable.
+    pub fn from_env() -> crate::Result<Self> {
+        match std::env::var(Self::ENV) {
+            Err(_) => Ok(Self::Auto),
+            Ok(v) => Self::parse(&v).ok_or_else(|| {
+                crate::Error::InvalidArgument(format!("{}={v:?}: expected auto, cpu or gpu", Self::ENV))
+            }),
+        }
+    }
+}
+
+/// The backend that actually runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Cpu,
+    Gpu,
+}
+
+/// One per process or per tool run; cheap to share between threads.
+pub struct Engine {
+    gpu: Option<Arc<GpuRuntime>>,
+}
+
+impl Engine {
+    /// Starts the backend `choice` asks for. A missing or failing GPU falls back to the CPU with a one-line
+    /// notice on stderr (only when the GPU was asked for explicitly, or it was found but failed).
+    pub fn new(choice: BackendChoice) -> Self {
+        let gpu = match choice {
+            BackendChoice::Cpu => None,
+            BackendChoice::Auto | BackendChoice::Gpu => match GpuRuntime::start() {
+                Ok(rt) => Some(Arc::new(rt)),
+                Err(e) => {
+                    if choice == BackendChoice::Gpu || !e.is_absent() {
+                        eprintln!("[warpalign] {e}; running on the CPU (same output)");
+                    }
+                    None
+                }
+            },
+        };
+        Engine { gpu }
+    }
+
+    pub fn cpu() -> Self {
+        Engine { gpu: None }
+    }
+
+    pub fn backend(&self) -> Backend {
+        if self.gpu.is_some() {
+            Backend::Gpu
+        } else {
+            Backend::Cpu
+        }
+    }
+
+    pub fn gpu(&self) -> Option<&Arc<GpuRuntime>> {
+        self.gpu.as_ref()
+    }
+
+    /// One line saying what runs, e.g. for a tool's log.
+    pub fn describe(&self) -> String {
+        match &self.gpu {
+            Some(rt) => format!("warpalign {} on GPU ({})", crate::VERSION, rt.device_name()),
+            None => format!("warpalign {} on CPU", crate::VERSION),
+        }
+    }
+}
+
+/// Runs `f` over paired jobs and results, in parallel when the batch is worth it; a batch of one (a tool
+/// thread calling through a hook) stays on the calling thread.
+pub(crate) fn par_zip<J: Sync, R: Send>(jobs: &[J], results: &mut [R], f: impl Fn(&J, &mut R) + Sync + Send) {
+    use rayon::prelude::*;
+    if jobs.len() <= 1 {
+        jobs.iter().zip(results.iter_mut()).for_each(|(j, r)| f(j, r));
+    } else {
+        jobs.par_iter().zip(results.par_iter_mut()).for_each(|(j, r)| f(j, r));
+    }
+}

@@ -1,0 +1,46 @@
+//! Disk cache of compiled PTX, keyed by the source, the compile options and the library version.
+//! Directory: `WARPALIGN_CACHE_DIR`, else `$XDG_CACHE_HOME/warpalign`, else `~/.cache/warpalign`.
+//! A cache that cannot be read or written is only a slower start.
+
+use sha2::{Digest, Sha256};
+use std::path::PathBuf;
+
+fn dir() -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os("WARPALIGN_CACHE_DIR") {
+        return Some(PathBuf::from(d));
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+        return Some(PathBuf::from(d).join("warpalign"));
+    }
+    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/warpalign"))
+}
+
+fn path(name: &str, src: &str, opts: &[String]) -> Option<PathBuf> {
+    let mut h = Sha256::new();
+    h.update(crate::VERSION.as_bytes());
+    h.update([0]);
+    for o in opts {
+        h.update(o.as_bytes());
+        h.update([0]);
+    }
+    h.update(src.as_bytes());
+    let key: String = h.finalize().iter().take(12).map(|b| format!("{b:02x}")).collect();
+    dir().map(|d| d.join(format!("{name}-{key}.ptx")))
+}
+
+pub(super) fn load(name: &str, src: &str, opts: &[String]) -> Option<String> {
+    std::fs::read_to_string(path(name, src, opts)?).ok()
+}
+
+pub(super) fn store(name: &str, src: &str, opts: &[String], ptx: &str) {
+    let Some(p) = path(name, src, opts) else { return };
+    let Some(parent) = p.parent() else { return };
+    if std::fs::create_dir_all(parent).is_err() {
+        return;
+    }
+    // Write then rename, so that concurrent processes never read a partial file.
+    let tmp = p.with_extension(format!("tmp{}", std::process::id()));
+    if std::fs::write(&tmp, ptx).is_ok() && std::fs::rename(&tmp, &p).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+}

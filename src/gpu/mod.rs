@@ -1,0 +1,136 @@
+//! The GPU runtime: driver probe, context, NVRTC compilation of `kernels/` with a disk cache, and the
+//! batched 2-bit pack that proves the path end to end (checked against the CPU at start).
+
+mod cache;
+mod pack;
+
+pub use pack::{pack2bit_cpu, Packed};
+
+use cudarc::driver::{CudaContext, CudaModule, CudaStream};
+use std::sync::Arc;
+
+/// The CUDA sources of every kernel, by module name, compiled at run time for the device's architecture.
+pub const KERNELS: &[(&str, &str)] = &[("pack", include_str!("../../kernels/pack.cu"))];
+
+/// Options every kernel is compiled with: no FMA contraction, so float code rounds as the CPU reference.
+pub fn nvrtc_options(arch: &str) -> Vec<String> {
+    vec![format!("--gpu-architecture={arch}"), "--fmad=false".into(), "-std=c++17".into()]
+}
+
+/// Why the GPU is not used.
+#[derive(Debug, Clone)]
+pub enum StartError {
+    /// No driver or no device: the quiet, ordinary case on a CPU machine.
+    Absent(String),
+    /// A GPU is there but something failed (compilation, self-check, driver error).
+    Failed(String),
+}
+
+impl StartError {
+    pub fn is_absent(&self) -> bool {
+        matches!(self, StartError::Absent(_))
+    }
+}
+
+impl std::fmt::Display for StartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StartError::Absent(m) => write!(f, "no GPU: {m}"),
+            StartError::Failed(m) => write!(f, "GPU unusable: {m}"),
+        }
+    }
+}
+
+/// Whether NVRTC can be loaded (it is dlopened by name: put the CUDA toolkit's lib64, or the pip package
+/// `nvidia-cuda-nvrtc`'s lib folder, on LD_LIBRARY_PATH).
+pub fn nvrtc_present() -> bool {
+    // SAFETY: only tries to dlopen the library.
+    std::panic::catch_unwind(|| unsafe { cudarc::nvrtc::sys::is_culib_present() }).unwrap_or(false)
+}
+
+/// Compiles one kernel source to PTX for `arch` (e.g. "sm_90"), through the disk cache.
+pub fn compile(name: &str, src: &str, arch: &str) -> Result<String, String> {
+    if !nvrtc_present() {
+        return Err("NVRTC (libnvrtc.so) not found on the library path".into());
+    }
+    let opts = nvrtc_options(arch);
+    if let Some(ptx) = cache::load(name, src, &opts) {
+        return Ok(ptx);
+    }
+    let compile_opts = cudarc::nvrtc::CompileOptions { options: opts.clone(), name: Some(format!("{name}.cu")), ..Default::default() };
+    let ptx = std::panic::catch_unwind(|| cudarc::nvrtc::compile_ptx_with_opts(src, compile_opts))
+        .map_err(|_| format!("NVRTC panicked compiling {name}"))?
+        .map_err(|e| format!("compiling kernel {name}: {e:?}"))?
+        .to_src();
+    cache::store(name, src, &opts, &ptx);
+    Ok(ptx)
+}
+
+pub struct GpuRuntime {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    device_name: String,
+    arch: String,
+    pack: Arc<CudaModule>,
+}
+
+impl GpuRuntime {
+    /// Probes the driver before touching it (cudarc panics without libcuda), opens device 0, compiles the
+    /// kernels and checks the pack kernel against the CPU on a fixed batch.
+    pub fn start() -> Result<Self, StartError> {
+        // SAFETY: only tries to dlopen libcuda.
+        let driver = std::panic::catch_unwind(|| unsafe { cudarc::driver::sys::is_culib_present() }).unwrap_or(false);
+        if !driver {
+            return Err(StartError::Absent("CUDA driver library (libcuda) not found".into()));
+        }
+        let rt = std::panic::catch_unwind(Self::start_with_driver)
+            .map_err(|_| StartError::Failed("the CUDA driver panicked during start-up".into()))??;
+        rt.self_check().map_err(StartError::Failed)?;
+        Ok(rt)
+    }
+
+    fn start_with_driver() -> Result<Self, StartError> {
+        let ctx = CudaContext::new(0).map_err(|e| {
+            let msg = format!("{e:?}");
+            if msg.contains("NO_DEVICE") || msg.contains("NOT_INITIALIZED") {
+                StartError::Absent(format!("no CUDA device ({msg})"))
+            } else {
+                StartError::Failed(format!("opening device 0: {msg}"))
+            }
+        })?;
+        let failed = |what: &str, e: cudarc::driver::DriverError| StartError::Failed(format!("{what}: {e:?}"));
+        let device_name = ctx.name().map_err(|e| failed("device name", e))?;
+        let (major, minor) = ctx.compute_capability().map_err(|e| failed("compute capability", e))?;
+        let arch = format!("sm_{major}{minor}");
+        let (name, src) = KERNELS[0];
+        let ptx = compile(name, src, &arch).map_err(StartError::Failed)?;
+        let pack = ctx.load_module(cudarc::nvrtc::Ptx::from_src(ptx)).map_err(|e| failed("loading the pack module", e))?;
+        let stream = ctx.default_stream();
+        Ok(GpuRuntime { ctx, stream, device_name, arch, pack })
+    }
+
+    pub fn device_name(&self) -> &str {
+        &self.device_name
+    }
+
+    /// The architecture kernels are compiled for, e.g. "sm_90".
+    pub fn arch(&self) -> &str {
+        &self.arch
+    }
+
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    fn self_check(&self) -> Result<(), String> {
+        let seqs = pack::self_check_batch();
+        let refs: Vec<&[u8]> = seqs.iter().map(|s| s.as_slice()).collect();
+        let gpu = self.pack2bit_batch(&refs)?;
+        for (i, s) in refs.iter().enumerate() {
+            if gpu[i] != pack2bit_cpu(s) {
+                return Err(format!("pack kernel self-check: sequence {i} differs from the CPU"));
+            }
+        }
+        Ok(())
+    }
+}
