@@ -1,0 +1,82 @@
+/* Links libwarpalign.a through pkg-config and runs batches from several threads at once, as a C aligner
+ * would. Exits 0 and prints "capi: ok" when every result is as expected. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <warpalign.h>
+
+#define N_THREADS 4
+#define N_JOBS 64
+
+static warpalign_ctx *ctx;
+static int8_t mat[25];
+static uint8_t query[200], target[200];
+
+static void fail(const char *what)
+{
+	fprintf(stderr, "capi: %s: %s\n", what, warpalign_last_error());
+	exit(1);
+}
+
+/* Extends the query against a target that differs at one base: 199 matches, 1 mismatch. */
+static void *extend(void *arg)
+{
+	warpalign_ksw_extd2_job jobs[N_JOBS];
+	warpalign_ksw_result res[N_JOBS];
+	int i;
+	(void)arg;
+	for (i = 0; i < N_JOBS; ++i) {
+		warpalign_ksw_extd2_job j = { 200, query, 200, target, 5, mat, 4, 2, 24, 1, -1, 400, -1, 0 };
+		jobs[i] = j;
+	}
+	if (warpalign_ksw_extd2_batch(ctx, jobs, N_JOBS, res) != WARPALIGN_STATUS_OK) fail("ksw batch");
+	for (i = 0; i < N_JOBS; ++i) {
+		/* ksw2 CIGAR: len<<4 | op, op 0 = M */
+		if (res[i].score != 199 * 2 - 4 || res[i].n_cigar != 1 || res[i].cigar[0] != (200u << 4 | 0)) {
+			fprintf(stderr, "capi: job %d: score %d, %d CIGAR ops\n", i, res[i].score, res[i].n_cigar);
+			exit(1);
+		}
+	}
+	warpalign_ksw_results_free(res, N_JOBS);
+	return 0;
+}
+
+int main(void)
+{
+	pthread_t th[N_THREADS];
+	warpalign_anchor a[50];
+	warpalign_chain_dp_job job;
+	warpalign_chain_dp_result res;
+	int i, j;
+
+	ctx = warpalign_ctx_create();
+	if (ctx == NULL) fail("warpalign_ctx_create");
+	for (i = 0; i < 5; ++i)
+		for (j = 0; j < 5; ++j)
+			mat[i * 5 + j] = i == 4 || j == 4 ? -1 : i == j ? 2 : -4;
+	for (i = 0; i < 200; ++i) query[i] = target[i] = (uint8_t)(i * 7 % 4);
+	target[100] = (uint8_t)((target[100] + 1) % 4);
+
+	for (i = 0; i < N_THREADS; ++i) pthread_create(&th[i], 0, extend, 0);
+	for (i = 0; i < N_THREADS; ++i) pthread_join(th[i], 0);
+
+	/* 50 colinear anchors of span 15 every 20 bases make one chain of all of them. */
+	for (i = 0; i < 50; ++i) a[i].x = 1000 + 20 * i, a[i].y = (uint64_t)15 << 32 | (uint64_t)(20 * i);
+	memset(&job, 0, sizeof(job));
+	job.max_dist_x = job.max_dist_y = 5000, job.bw = 500, job.max_skip = 25, job.max_iter = 5000;
+	job.min_cnt = 3, job.min_sc = 40, job.chn_pen_gap = 0.8f, job.n_seg = 1;
+	job.n_anchors = 50, job.anchors = a;
+	if (warpalign_chain_dp_batch(ctx, &job, 1, &res) != WARPALIGN_STATUS_OK) fail("chain batch");
+	if (res.n_chains != 1 || res.n_anchors != 50 || (uint32_t)res.chains[0] != 50) {
+		fprintf(stderr, "capi: chain: %d chains, %ld anchors\n", res.n_chains, (long)res.n_anchors);
+		return 1;
+	}
+	warpalign_chain_dp_results_free(&res, 1);
+
+	if (warpalign_ksw_extd2_batch(NULL, NULL, 0, NULL) != WARPALIGN_STATUS_INVALID_ARGUMENT) fail("null context accepted");
+	printf("capi: ok (warpalign %s, %s backend, %d threads x %d jobs)\n", warpalign_version(),
+	       warpalign_ctx_backend(ctx) == WARPALIGN_BACKEND_GPU ? "GPU" : "CPU", N_THREADS, N_JOBS);
+	warpalign_ctx_destroy(ctx);
+	return 0;
+}

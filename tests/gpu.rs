@@ -1,0 +1,75 @@
+//! GPU runtime: kernels compile for Hopper (wherever NVRTC is found), the pack kernel equals the CPU on a
+//! GPU, and without a GPU the engine falls back to the CPU. Prints "skipped: ..." where a part cannot run.
+
+use warpalign::gpu::{self, pack2bit_cpu, GpuRuntime, KERNELS};
+use warpalign::{Backend, BackendChoice, Engine};
+
+#[test]
+fn kernels_compile_to_ptx_for_sm90() {
+    if !gpu::nvrtc_present() {
+        println!("skipped: NVRTC not found (pip install nvidia-cuda-nvrtc==13.0.88 and put its lib on LD_LIBRARY_PATH)");
+        return;
+    }
+    for (name, src) in KERNELS {
+        let ptx = gpu::compile(name, src, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+        assert!(ptx.contains(".target sm_90"), "kernel {name}: PTX is not for sm_90");
+        assert!(!ptx.contains("fma.rn.f32"), "kernel {name}: FMA contraction must be off");
+    }
+}
+
+#[test]
+fn pack_kernel_equals_cpu_on_a_gpu() {
+    let rt = match GpuRuntime::start() {
+        Ok(rt) => rt,
+        Err(e) => {
+            println!("skipped: no GPU ({e})");
+            return;
+        }
+    };
+    let mut x = 7u64;
+    let seqs: Vec<Vec<u8>> = (0..2000usize)
+        .map(|i| {
+            (0..(i * 37) % 5000)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    b"ACGTacgtNRY"[(x % 11) as usize]
+                })
+                .collect()
+        })
+        .collect();
+    let refs: Vec<&[u8]> = seqs.iter().map(|s| s.as_slice()).collect();
+    let packed = rt.pack2bit_batch(&refs).unwrap();
+    for (i, s) in refs.iter().enumerate() {
+        assert_eq!(packed[i], pack2bit_cpu(s), "sequence {i}");
+    }
+    println!("pack kernel on {} ({}): {} sequences equal to the CPU", rt.device_name(), rt.arch(), seqs.len());
+}
+
+#[test]
+fn backend_choice_parses_env_values() {
+    assert_eq!(BackendChoice::parse("CPU"), Some(BackendChoice::Cpu));
+    assert_eq!(BackendChoice::parse("gpu"), Some(BackendChoice::Gpu));
+    assert_eq!(BackendChoice::parse(""), Some(BackendChoice::Auto));
+    assert_eq!(BackendChoice::parse("tpu"), None);
+}
+
+#[test]
+fn gpu_request_without_a_gpu_falls_back_to_cpu() {
+    let engine = Engine::new(BackendChoice::Gpu);
+    if GpuRuntime::start().is_ok() {
+        assert_eq!(engine.backend(), Backend::Gpu);
+        println!("skipped: a GPU is present, no fallback to test");
+    } else {
+        assert_eq!(engine.backend(), Backend::Cpu);
+    }
+    assert_eq!(Engine::new(BackendChoice::Cpu).backend(), Backend::Cpu);
+}
+
+#[test]
+fn pack_cpu_layout() {
+    let p = pack2bit_cpu(b"ACGTN");
+    assert_eq!(p.words, vec![0b11_10_01_00]);
+    assert_eq!(p.masks, vec![1 << 4]);
+}
