@@ -69,7 +69,7 @@ $(TOOLS)/lastz: $(DIST)/lib/libwarpalign.a $(wildcard patches/lastz/*) patches/a
 		WARPALIGN_LIBS="$$(pkg-config --static --libs warpalign | sed 's/-lwarpalign/-l:libwarpalign.a/')"
 	cp $(T)/build/lastz/src/lastz $@
 
-demo: tools
+demo: deps tools
 	bench/demo
 
 test: deps tools
