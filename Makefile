@@ -5,12 +5,12 @@
 SHELL      := bash
 CARGO      ?= cargo
 JOBS       ?= $(shell nproc)
-T          := $(CURDIR)/target
+T          := target
 VENDOR     := $(T)/vendor/src
 DIST       := $(T)/dist
 TOOLS      := $(T)/tools
 VERSION    := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
-export PKG_CONFIG_PATH := $(DIST)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
+export PKG_CONFIG_PATH := $(CURDIR)/$(DIST)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
 RUST_SRC   := $(shell find src capi/src capi/include ffi kernels -type f) Cargo.toml capi/Cargo.toml capi/warpalign.pc.in
 
@@ -32,7 +32,7 @@ $(DIST)/lib/libwarpalign.a: $(RUST_SRC) | vendor
 	mkdir -p $(DIST)/lib/pkgconfig $(DIST)/include
 	cp $(T)/release/libwarpalign_capi.so $(DIST)/lib/libwarpalign.so
 	cp capi/include/warpalign.h $(DIST)/include/
-	sed -e 's|@PREFIX@|$(DIST)|' -e 's|@VERSION@|$(VERSION)|' capi/warpalign.pc.in > $(DIST)/lib/pkgconfig/warpalign.pc
+	sed -e 's|@PREFIX@|$(CURDIR)/$(DIST)|' -e 's|@VERSION@|$(VERSION)|' capi/warpalign.pc.in > $(DIST)/lib/pkgconfig/warpalign.pc
 	cp $(T)/release/libwarpalign_capi.a $@
 
 tools: $(TOOLS)/minimap2 $(TOOLS)/minimap2-ref $(TOOLS)/lastz $(TOOLS)/lastz-ref
