@@ -168,6 +168,91 @@ typedef struct warpalign_ksw_extz2_job {
   int32_t flag;
 } warpalign_ksw_extz2_job;
 
+/**
+ * One unconstrained LASTZ `ydrop_one_sided_align` call (no earlier alignment bounds or masks the DP).
+ *
+ * Sequences are 0-based pointers to the first base in extension order, with lengths: `a[k]` is LASTZ's
+ * 1-based `A[k+1]`, `b[k]` is `B[k+1]`. From `ydrop_align`'s anchor `(anchor1, anchor2)`, limits
+ * `low1..high1`, `low2..high2` and reversed (not complemented) copies `rev*`:
+ * left half (`reversed = 1`): `a = rev1 + len1 - anchor1 - 1`, `m = anchor1 + 1 - low1`,
+ * `b = rev2 + len2 - anchor2 - 1`, `n = anchor2 + 1 - low2`;
+ * right half (`reversed = 0`): `a = seq1 + anchor1 + 1`, `m = high1 - anchor1 - 1`,
+ * `b = seq2 + anchor2 + 1`, `n = high2 - anchor2 - 1`.
+ */
+typedef struct warpalign_ydrop_job {
+  /**
+   * Vertical sequence (DP rows; LASTZ's seq1, the target) in extension order: `a[0]` is LASTZ's `A[1]`.
+   */
+  const uint8_t *a;
+  /**
+   * Bases of `a` (LASTZ's `M`).
+   */
+  uint32_t m;
+  /**
+   * Horizontal sequence (DP columns; seq2, the query) in extension order: `b[0]` is LASTZ's `B[1]`.
+   * `b[n]` must be readable (its value is never used).
+   */
+  const uint8_t *b;
+  /**
+   * Bases of `b` (LASTZ's `N`).
+   */
+  uint32_t n;
+  /**
+   * 256x256 substitution scores, row-major, indexed `[a byte][b byte]` (LASTZ's `scoreset.sub`).
+   */
+  const int32_t *sub;
+  /**
+   * LASTZ's `gapOpen` (every gap pays `gap_open + gap_extend` for its first base).
+   */
+  int32_t gap_open;
+  int32_t gap_extend;
+  int32_t y_drop;
+  /**
+   * Nonzero: always trim the end to the score peak (LASTZ's default; 0 with `--noytrim`).
+   */
+  int32_t trim_to_peak;
+  /**
+   * Nonzero for the left half (LASTZ's `reversed`). Unconstrained, it changes nothing but the wording of
+   * LASTZ's truncation report.
+   */
+  int32_t reversed;
+  /**
+   * Traceback cells, one byte each (LASTZ's `tback.size`: `--allocate:traceback` bytes minus 7).
+   */
+  uint32_t tb_size;
+} warpalign_ydrop_job;
+
+/**
+ * What one job returns: `ydrop_one_sided_align`'s score, `*_end1`, `*_end2` and edit script.
+ *
+ * `ops` are LASTZ editops, `run << 2 | op` with op 1 = insertion (extra base in `b`), 2 = deletion (extra
+ * base in `a`), 3 = substitution, in traceback order (far end first, anchor last), exactly the `op[]`
+ * LASTZ builds into an empty script: re-adding them in order with `edit_script_add(&s, op & 3, op >> 2)`
+ * rebuilds its script.
+ */
+typedef struct warpalign_ydrop_result {
+  int32_t score;
+  /**
+   * DP rows used: bases of `a` in the extension.
+   */
+  uint32_t end1;
+  /**
+   * DP columns used: bases of `b` in the extension.
+   */
+  uint32_t end2;
+  /**
+   * 0: complete. 1: the traceback memory ran out mid-extension; the result is what LASTZ returns then,
+   * after printing its truncation report (which this call does not print). 2: the traceback memory cannot
+   * hold the first row (LASTZ dies "not enough space in trace_back array"); the other fields are zero.
+   */
+  int32_t truncated;
+  uint32_t n_ops;
+  /**
+   * `malloc`ed; null when `n_ops == 0`. LASTZ editops in traceback order.
+   */
+  uint32_t *ops;
+} warpalign_ydrop_result;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -243,6 +328,21 @@ enum warpalign_status warpalign_ksw_extz2_batch(const struct warpalign_ctx *ctx,
  * Frees the CIGARs of `n` results and zeroes them. NULL is ignored.
  */
 void warpalign_ksw_results_free(struct warpalign_ksw_result *results, size_t n);
+
+/**
+ * Runs `n` unconstrained LASTZ `ydrop_one_sided_align` jobs (see warpalign_ydrop_job for the sequence
+ * convention). `results[i]` is overwritten (not freed) with job i's output; its `ops` are `malloc`ed:
+ * release with warpalign_ydrop_results_free. Jobs' memory must stay valid for the call.
+ */
+enum warpalign_status warpalign_ydrop_batch(const struct warpalign_ctx *ctx,
+                                            const struct warpalign_ydrop_job *jobs,
+                                            size_t n,
+                                            struct warpalign_ydrop_result *results);
+
+/**
+ * Frees the edit ops of `n` results and zeroes them. NULL is ignored.
+ */
+void warpalign_ydrop_results_free(struct warpalign_ydrop_result *results, size_t n);
 
 #ifdef __cplusplus
 }  // extern "C"
