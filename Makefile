@@ -47,9 +47,12 @@ $(TOOLS)/minimap2-ref: | vendor
 $(TOOLS)/lastz-ref: | vendor
 	rm -rf $(T)/build/lastz-ref && mkdir -p $(T)/build $(TOOLS)
 	cp -r $(VENDOR)/lastz $(T)/build/lastz-ref
-	$(MAKE) -s -C $(T)/build/lastz-ref/src -j$(JOBS) lastz
+	$(MAKE) -s -C $(T)/build/lastz-ref/src -j$(JOBS) lastz lastz_D
+	cp $(T)/build/lastz-ref/src/lastz_D $(TOOLS)/lastz_D-ref
 	cp $(T)/build/lastz-ref/src/lastz $@
 
+# lastz_D (double scores) is built beside lastz for LASTZ's float base test; warpalign routes only the
+# integer build's calls, so the patched lastz_D runs upstream's DP.
 # Patched builds: the same sources with patches/<tool>/ applied, linked with libwarpalign.a (pkg-config).
 $(TOOLS)/minimap2: $(DIST)/lib/libwarpalign.a $(wildcard patches/minimap2/*) patches/apply | vendor
 	rm -rf $(T)/build/minimap2 && mkdir -p $(T)/build $(TOOLS)
@@ -64,9 +67,10 @@ $(TOOLS)/lastz: $(DIST)/lib/libwarpalign.a $(wildcard patches/lastz/*) patches/a
 	rm -rf $(T)/build/lastz && mkdir -p $(T)/build $(TOOLS)
 	cp -r $(VENDOR)/lastz $(T)/build/lastz
 	patches/apply lastz $(T)/build/lastz
-	$(MAKE) -s -C $(T)/build/lastz/src -j$(JOBS) lastz \
+	$(MAKE) -s -C $(T)/build/lastz/src -j$(JOBS) lastz lastz_D \
 		WARPALIGN_CFLAGS="$$(pkg-config --cflags warpalign)" \
 		WARPALIGN_LIBS="$$(pkg-config --static --libs warpalign | sed 's/-lwarpalign/-l:libwarpalign.a/')"
+	cp $(T)/build/lastz/src/lastz_D $(TOOLS)/lastz_D
 	cp $(T)/build/lastz/src/lastz $@
 
 demo: deps tools
