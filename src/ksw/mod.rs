@@ -4,6 +4,7 @@
 //! by the caller (free it with `warpalign_ksw_results_free`), in ksw2's encoding: `len<<4 | op`.
 
 mod oracle;
+pub mod twin;
 
 use crate::{Engine, Error, Result};
 

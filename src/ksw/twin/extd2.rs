@@ -1,0 +1,618 @@
+//! Twin of minimap2 2.31 `ksw_extd2_sse` (ksw2_extd2_sse.c, SSE4.1 build), bit-exact.
+//!
+//! The model follows the vector code line by line:
+//! - the six int8 difference arrays `u v x y x2 y2` (16 * ceil(tlen/16) bytes each) with wrap-around
+//!   `add/sub_epi8` and signed `max/min_epi8`, computed over the whole *padded* band
+//!   `[st, en] = [st0 & !15, (en0 & !15) + 15]` with the boundary values x1/x21/v1 chosen as the C code does
+//!   (see `core` for the block order);
+//! - the score array `s[]` keeps its bytes across anti-diagonals: the default scoring stores 16 bytes at a
+//!   time from `st0` (unaligned), so lanes in `[st, st0)` keep stale scores of earlier anti-diagonals (or the
+//!   kcalloc zero) and lanes past `en0` are scored from the bases past the band; both feed later cells and the
+//!   traceback. `s`, `sf` (target) and `qr` (reversed query) are one zeroed image laid out as in the C
+//!   allocation (stores past the end of `s` land in `sf[0..15]` as in C; tests show that what lanes at
+//!   t >= tlen or j < 0 read does not matter, but the image makes it exact anyway);
+//! - GENERIC_SC scores only `[st0, en0]`, one byte at a time;
+//! - the exact per-anti-diagonal max reproduces the 4-lane `epi32` scan and its lane-order tie-break;
+//! - `q + e` of the *unswapped* gap costs is used for `H` at r == 0 (`qe` is initialised before the swap);
+//! - `min_sc` is taken over `mat[1..]` only; early return when `-min_sc > 2 (q + e)` (after the swap);
+//! - band exhaustion (`st0 > en0`) is reported as a z-drop; z-drop uses `e2` (after the swap); `max` is the
+//!   31-bit field of `ksw_extz_t` (promoted to int in `max - H`).
+//!
+//! Integer results do not depend on the instruction set; `extd2` picks an AVX2 or SSE4.1 instantiation of
+//! the same code at run time only so that LLVM vectorises the 16-lane loops well.
+
+use crate::ksw::{KswExtd2Job, KswResult};
+
+const NEG_INF: i32 = -0x4000_0000;
+const F_SCORE_ONLY: i32 = 0x01;
+const F_RIGHT: i32 = 0x02;
+const F_GENERIC_SC: i32 = 0x04;
+const F_APPROX_MAX: i32 = 0x08;
+const F_APPROX_DROP: i32 = 0x10;
+const F_EXTZ_ONLY: i32 = 0x40;
+const F_REV_CIGAR: i32 = 0x80;
+
+/// `ksw_extz_t` without the CIGAR buffer.
+struct Ez {
+    max: u32,
+    zdropped: bool,
+    max_q: i32,
+    max_t: i32,
+    mqe: i32,
+    mqe_t: i32,
+    mte: i32,
+    mte_q: i32,
+    score: i32,
+    reach_end: i32,
+}
+
+impl Ez {
+    /// `ksw_reset_extz`.
+    fn reset() -> Ez {
+        Ez { max: 0, zdropped: false, max_q: -1, max_t: -1, mqe: NEG_INF, mqe_t: -1, mte: NEG_INF, mte_q: -1, score: NEG_INF, reach_end: 0 }
+    }
+
+    /// `ksw_apply_zdrop` with is_rot = 1. `max` is a `uint32_t:31` bit-field: it promotes to `int`.
+    #[inline]
+    fn apply_zdrop(&mut self, h: i32, r: i32, t: i32, zdrop: i32, e: i8) -> bool {
+        if h > self.max as i32 {
+            self.max = (h as u32) & 0x7fff_ffff;
+            self.max_t = t;
+            self.max_q = r - t;
+        } else if t >= self.max_t && r - t >= self.max_q {
+            let tl = t - self.max_t;
+            let ql = (r - t) - self.max_q;
+            let l = if tl > ql { tl - ql } else { ql - tl };
+            if zdrop >= 0 && (self.max as i32).wrapping_sub(h) > zdrop.wrapping_add(l.wrapping_mul(e as i32)) {
+                self.zdropped = true;
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// Per-call constants of the core loop, as the `__m128i` broadcasts hold them (int8).
+#[derive(Clone, Copy)]
+struct K {
+    q: i8,
+    q2: i8,
+    qe: i8,
+    qe2: i8,
+    mch: i8,
+}
+
+/// The six difference arrays of one call.
+struct Diff {
+    u: Vec<i8>,
+    v: Vec<i8>,
+    x: Vec<i8>,
+    y: Vec<i8>,
+    x2: Vec<i8>,
+    y2: Vec<i8>,
+}
+
+/// Front padding of `x`, `v` and `x2`: cell t lives at index `PAD + t`, so that `t - 1` exists for t = 0.
+const PAD: usize = 16;
+
+#[inline(always)]
+fn ld(a: &[i8], b: usize) -> [i8; 16] {
+    a[b..b + 16].try_into().unwrap()
+}
+
+/// One anti-diagonal of the core loop over the padded band `[st, en]` (16-aligned, whole blocks). MODE: 0 score
+/// only, 1 left-aligned gaps, 2 right-aligned gaps (then `p` is this diagonal's traceback row, from `st`).
+///
+/// Cell t reads the old `x, x2, v` at t - 1 and the old `u, y, y2` at t, and writes all six at t. The SSE code
+/// walks blocks upwards and carries lane 15 of each old block into lane 0 of the next (starting from the
+/// boundary values x1, x21, v1). Here the blocks are walked downwards instead, so that `t - 1` still holds the
+/// old value and the shifted vectors are plain unaligned loads; the boundary values are written to `st - 1`
+/// first, a cell no later anti-diagonal reads (its band starts at or after `st`, and `st - 1` is outside
+/// `[last_st, last_en]` whenever `st` stays). Same values, same order of operations per cell.
+#[inline(always)]
+fn core<const MODE: u8>(d: &mut Diff, s: &[u8], p: &mut [u8], st: usize, en: usize, x1: i8, x21: i8, v1: i8, k: K) {
+    d.x[PAD + st - 1] = x1;
+    d.x2[PAD + st - 1] = x21;
+    d.v[PAD + st - 1] = v1;
+    let nblk = (en + 1 - st) / 16;
+    for bi in (0..nblk).rev() {
+        let b = st + bi * 16;
+        let xt1 = ld(&d.x, PAD + b - 1);
+        let x2t1 = ld(&d.x2, PAD + b - 1);
+        let vt1 = ld(&d.v, PAD + b - 1);
+        let uo = ld(&d.u, b);
+        let yo = ld(&d.y, b);
+        let y2o = ld(&d.y2, b);
+        let sz: [u8; 16] = s[b..b + 16].try_into().unwrap();
+        let mut un = [0i8; 16];
+        let mut vn = [0i8; 16];
+        let mut xn = [0i8; 16];
+        let mut yn = [0i8; 16];
+        let mut x2n = [0i8; 16];
+        let mut y2n = [0i8; 16];
+        let mut dn = [0u8; 16];
+        for l in 0..16 {
+            let mut z = sz[l] as i8;
+            let mut a = xt1[l].wrapping_add(vt1[l]);
+            let mut bb = yo[l].wrapping_add(uo[l]);
+            let mut a2 = x2t1[l].wrapping_add(vt1[l]);
+            let mut b2 = y2o[l].wrapping_add(uo[l]);
+            let mut dd: u8 = 0;
+            if MODE == 0 {
+                z = z.max(a).max(bb).max(a2).max(b2);
+            } else if MODE == 1 {
+                dd = if a > z { 1 } else { 0 };
+                z = z.max(a);
+                dd = if bb > z { 2 } else { dd };
+                z = z.max(bb);
+                dd = if a2 > z { 3 } else { dd };
+                z = z.max(a2);
+                dd = if b2 > z { 4 } else { dd };
+                z = z.max(b2);
+            } else {
+                dd = if z > a { 0 } else { 1 };
+                z = z.max(a);
+                dd = if z > bb { dd } else { 2 };
+                z = z.max(bb);
+                dd = if z > a2 { dd } else { 3 };
+                z = z.max(a2);
+                dd = if z > b2 { dd } else { 4 };
+                z = z.max(b2);
+            }
+            z = z.min(k.mch);
+            un[l] = z.wrapping_sub(vt1[l]);
+            vn[l] = z.wrapping_sub(uo[l]);
+            let tq = z.wrapping_sub(k.q);
+            a = a.wrapping_sub(tq);
+            bb = bb.wrapping_sub(tq);
+            let tq2 = z.wrapping_sub(k.q2);
+            a2 = a2.wrapping_sub(tq2);
+            b2 = b2.wrapping_sub(tq2);
+            xn[l] = a.max(0).wrapping_sub(k.qe);
+            yn[l] = bb.max(0).wrapping_sub(k.qe);
+            x2n[l] = a2.max(0).wrapping_sub(k.qe2);
+            y2n[l] = b2.max(0).wrapping_sub(k.qe2);
+            if MODE == 1 {
+                dd |= ((a > 0) as u8) << 3 | ((bb > 0) as u8) << 4 | ((a2 > 0) as u8) << 5 | ((b2 > 0) as u8) << 6;
+            } else if MODE == 2 {
+                dd |= ((a >= 0) as u8) << 3 | ((bb >= 0) as u8) << 4 | ((a2 >= 0) as u8) << 5 | ((b2 >= 0) as u8) << 6;
+            }
+            dn[l] = dd;
+        }
+        d.u[b..b + 16].copy_from_slice(&un);
+        d.v[PAD + b..PAD + b + 16].copy_from_slice(&vn);
+        d.x[PAD + b..PAD + b + 16].copy_from_slice(&xn);
+        d.y[b..b + 16].copy_from_slice(&yn);
+        d.x2[PAD + b..PAD + b + 16].copy_from_slice(&x2n);
+        d.y2[b..b + 16].copy_from_slice(&y2n);
+        if MODE != 0 {
+            let o = bi * 16;
+            p[o..o + 16].copy_from_slice(&dn);
+        }
+    }
+}
+
+/// `ksw_push_cigar` (growth policy irrelevant: the result is copied into an exact-size `malloc` block).
+#[inline]
+fn push_cigar(c: &mut Vec<u32>, op: u32, len: i32) {
+    match c.last_mut() {
+        Some(last) if *last & 0xf == op => *last = last.wrapping_add((len as u32) << 4),
+        _ => c.push((len as u32) << 4 | op),
+    }
+}
+
+/// `ksw_backtrack` with is_rot = 1, min_intron_len = 0, off_end given.
+fn backtrack(rev: bool, p: &[u8], off: &[i32], off_end: &[i32], n_col: usize, i0: i32, j0: i32) -> Vec<u32> {
+    let mut cigar = Vec::new();
+    let (mut i, mut j, mut state) = (i0, j0, 0u32);
+    while i >= 0 && j >= 0 {
+        let r = (i + j) as usize;
+        let mut force: i32 = -1;
+        if i < off[r] {
+            force = 2;
+        }
+        if i > off_end[r] {
+            force = 1;
+        }
+        let tmp: u32 = if force < 0 { p[r * n_col + (i - off[r]) as usize] as u32 } else { 0 };
+        if state == 0 {
+            state = tmp & 7;
+        } else if (tmp >> (state + 2)) & 1 == 0 {
+            state = 0;
+        }
+        if state == 0 {
+            state = tmp & 7;
+        }
+        if force >= 0 {
+            state = force as u32;
+        }
+        if state == 0 {
+            push_cigar(&mut cigar, 0, 1);
+            i -= 1;
+            j -= 1;
+        } else if state == 1 || state == 3 {
+            push_cigar(&mut cigar, 2, 1);
+            i -= 1;
+        } else {
+            push_cigar(&mut cigar, 1, 1);
+            j -= 1;
+        }
+    }
+    if i >= 0 {
+        push_cigar(&mut cigar, 2, i + 1);
+    }
+    if j >= 0 {
+        push_cigar(&mut cigar, 1, j + 1);
+    }
+    if !rev {
+        cigar.reverse();
+    }
+    cigar
+}
+
+fn finish(ez: &Ez, cigar: &[u32], out: &mut KswResult) {
+    let mut cp: *mut u32 = std::ptr::null_mut();
+    if !cigar.is_empty() {
+        // SAFETY: a fresh block of exactly n_cigar u32s, filled below; the caller frees it with free().
+        unsafe {
+            cp = libc::malloc(cigar.len() * 4) as *mut u32;
+            assert!(!cp.is_null(), "out of memory");
+            std::ptr::copy_nonoverlapping(cigar.as_ptr(), cp, cigar.len());
+        }
+    }
+    *out = KswResult {
+        max: ez.max,
+        zdropped: ez.zdropped as i32,
+        max_q: ez.max_q,
+        max_t: ez.max_t,
+        mqe: ez.mqe,
+        mqe_t: ez.mqe_t,
+        mte: ez.mte,
+        mte_q: ez.mte_q,
+        score: ez.score,
+        reach_end: ez.reach_end,
+        n_cigar: cigar.len() as i32,
+        cigar: cp,
+    };
+}
+
+/// Bit-exact twin of `ksw_extd2_sse` (SSE4.1 build). `out` is overwritten (not freed first); its CIGAR,
+/// when `n_cigar > 0`, is `malloc`ed in ksw2's `len<<4|op` encoding.
+pub fn extd2(job: &KswExtd2Job, out: &mut KswResult) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2.
+            return unsafe { extd2_avx2(job, out) };
+        }
+        if std::arch::is_x86_feature_detected!("sse4.1") {
+            // SAFETY: the CPU has SSE4.1.
+            return unsafe { extd2_sse41(job, out) };
+        }
+    }
+    extd2_body(job, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn extd2_avx2(job: &KswExtd2Job, out: &mut KswResult) {
+    extd2_body(job, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse4.1")]
+unsafe fn extd2_sse41(job: &KswExtd2Job, out: &mut KswResult) {
+    extd2_body(job, out)
+}
+
+/// The twin proper; instantiated per instruction set (the integer results do not depend on it).
+#[inline(always)]
+fn extd2_body(job: &KswExtd2Job, out: &mut KswResult) {
+    let mut ez = Ez::reset();
+    let (qlen, tlen, m) = (job.qlen, job.tlen, job.m as i32);
+    if m <= 1 || qlen <= 0 || tlen <= 0 {
+        return finish(&ez, &[], out);
+    }
+    // SAFETY: the caller guarantees the job's pointers cover qlen, tlen and m*m elements.
+    let (query, target, mat) = unsafe {
+        (
+            std::slice::from_raw_parts(job.query, qlen as usize),
+            std::slice::from_raw_parts(job.target, tlen as usize),
+            std::slice::from_raw_parts(job.mat, (m * m) as usize),
+        )
+    };
+    let flag = job.flag;
+    let (mut q, mut e, mut q2, mut e2) = (job.q, job.e, job.q2, job.e2);
+    let qe_h = q as i32 + e as i32; // `qe = q + e` is initialised before the swap
+    let with_cigar = flag & F_SCORE_ONLY == 0;
+    let approx_max = flag & F_APPROX_MAX != 0;
+    if (q2 as i32 + e2 as i32) < q as i32 + e as i32 {
+        std::mem::swap(&mut q, &mut q2);
+        std::mem::swap(&mut e, &mut e2);
+    }
+    let (qi, ei, q2i, e2i) = (q as i32, e as i32, q2 as i32, e2 as i32);
+    let k = K { q, q2, qe: (qi + ei) as i8, qe2: (q2i + e2i) as i8, mch: mat[0] };
+    let sc_mis = mat[1];
+    let sc_n: i8 = if mat[(m * m - 1) as usize] == 0 { (-e2i) as i8 } else { mat[(m * m - 1) as usize] };
+    let m1 = (m - 1) as u8;
+
+    let mut w = job.w;
+    if w < 0 {
+        w = if tlen > qlen { tlen } else { qlen };
+    }
+    let (wl, wr) = (w, w);
+    let tlen_ = (tlen + 15) / 16;
+    let mut n_col_ = if qlen < tlen { qlen } else { tlen };
+    n_col_ = ((if n_col_ < w + 1 { n_col_ } else { w + 1 }) + 15) / 16 + 1;
+    let qlen_ = (qlen + 15) / 16;
+    let mut min_sc = mat[1] as i32;
+    for &v in &mat[1..] {
+        min_sc = min_sc.min(v as i32);
+    }
+    if -min_sc > 2 * (qi + ei) {
+        return finish(&ez, &[], out);
+    }
+    let mut long_thres = if ei != e2i { (q2i - qi) / (ei - e2i) - 1 } else { 0 };
+    if q2i + e2i + long_thres * e2i > qi + ei + long_thres * ei {
+        long_thres += 1;
+    }
+    let long_diff = long_thres * (ei - e2i) - (q2i - qi) - e2i;
+    let bnd = |r: i32| -> i8 {
+        (if r == 0 {
+            -qi - ei
+        } else if r < long_thres {
+            -ei
+        } else if r == long_thres {
+            long_diff
+        } else {
+            -e2i
+        }) as i8
+    };
+
+    let tt16 = (tlen_ * 16) as usize;
+    let neg_qe = (-qi - ei) as i8;
+    let neg_qe2 = (-q2i - e2i) as i8;
+    let mut d = Diff {
+        u: vec![neg_qe; tt16],
+        v: vec![neg_qe; PAD + tt16],
+        x: vec![neg_qe; PAD + tt16],
+        y: vec![neg_qe; tt16],
+        x2: vec![neg_qe2; PAD + tt16],
+        y2: vec![neg_qe2; tt16],
+    };
+    // s[], sf[] and qr[] as one image, as in the kcalloc block (qr has qlen_*16 bytes plus the 16 of the `+ 1`).
+    let sf_off = tt16;
+    let qr_off = 2 * tt16;
+    let mut img = vec![0u8; qr_off + qlen_ as usize * 16 + 16];
+    img[sf_off..sf_off + tlen as usize].copy_from_slice(target);
+    for t in 0..qlen as usize {
+        img[qr_off + t] = query[qlen as usize - 1 - t];
+    }
+    let mut h: Vec<i32> = if approx_max { Vec::new() } else { vec![NEG_INF; tt16] };
+    let n_row = (qlen + tlen - 1) as usize;
+    let row_bytes = n_col_ as usize * 16;
+    let (mut p, mut off, mut off_end) = if with_cigar {
+        (vec![0u8; n_row * row_bytes + 16], vec![0i32; n_row], vec![0i32; n_row])
+    } else {
+        (Vec::new(), Vec::new(), Vec::new())
+    };
+    let (mut h0, mut last_h0_t) = (0i32, 0i32);
+    let generic = flag & F_GENERIC_SC != 0;
+
+    let (mut last_st, mut last_en) = (-1i32, -1i32);
+    for r in 0..qlen + tlen - 1 {
+        let mut st = 0i32;
+        let mut en = tlen - 1;
+        if st < r - qlen + 1 {
+            st = r - qlen + 1;
+        }
+        if en > r {
+            en = r;
+        }
+        if st < (r - wr + 1) >> 1 {
+            st = (r - wr + 1) >> 1;
+        }
+        if en > (r + wl) >> 1 {
+            en = (r + wl) >> 1;
+        }
+        if st > en {
+            ez.zdropped = true;
+            break;
+        }
+        let (st0, en0) = (st, en);
+        st = st / 16 * 16;
+        en = (en + 16) / 16 * 16 - 1;
+        let (x1, x21, v1);
+        if st > 0 {
+            if st - 1 >= last_st && st - 1 <= last_en {
+                let i = PAD + (st - 1) as usize;
+                x1 = d.x[i];
+                x21 = d.x2[i];
+                v1 = d.v[i];
+            } else {
+                x1 = neg_qe;
+                x21 = neg_qe2;
+                v1 = neg_qe;
+            }
+        } else {
+            x1 = neg_qe;
+            x21 = neg_qe2;
+            v1 = bnd(r);
+        }
+        if en >= r {
+            let ru = r as usize;
+            d.y[ru] = neg_qe;
+            d.y2[ru] = neg_qe2;
+            d.u[ru] = bnd(r);
+        }
+        // loop fission: scores first, into the s[]/sf[]/qr[] image
+        let qrr = qr_off + (qlen - 1 - r) as usize;
+        if !generic {
+            let mut t = st0 as usize;
+            while t as i32 <= en0 {
+                let sq: [u8; 16] = img[sf_off + t..sf_off + t + 16].try_into().unwrap();
+                let sr: [u8; 16] = img[qrr + t..qrr + t + 16].try_into().unwrap();
+                let mut sc = [0u8; 16];
+                for l in 0..16 {
+                    let v = if sq[l] == m1 || sr[l] == m1 {
+                        sc_n
+                    } else if sq[l] == sr[l] {
+                        k.mch
+                    } else {
+                        sc_mis
+                    };
+                    sc[l] = v as u8;
+                }
+                img[t..t + 16].copy_from_slice(&sc);
+                t += 16;
+            }
+        } else {
+            for t in st0 as usize..=en0 as usize {
+                img[t] = mat[img[sf_off + t] as usize * m as usize + img[qrr + t] as usize] as u8;
+            }
+        }
+        let (st_, en_) = ((st / 16) as usize, (en / 16) as usize);
+        assert!(en_ - st_ < n_col_ as usize);
+        let (stu, enu) = (st as usize, en as usize);
+        let s = &img[..tt16];
+        if !with_cigar {
+            core::<0>(&mut d, s, &mut [], stu, enu, x1, x21, v1, k);
+        } else {
+            let row = &mut p[r as usize * row_bytes..(r as usize + 1) * row_bytes];
+            off[r as usize] = st;
+            off_end[r as usize] = en;
+            if flag & F_RIGHT == 0 {
+                core::<1>(&mut d, s, row, stu, enu, x1, x21, v1, k);
+            } else {
+                core::<2>(&mut d, s, row, stu, enu, x1, x21, v1, k);
+            }
+        }
+        let (u8a, v8a) = (&d.u[..], &d.v[PAD..]);
+        if !approx_max {
+            let (max_h, max_t);
+            if r > 0 {
+                let (s0, e0) = (st0 as usize, en0 as usize);
+                let en1 = s0 + (e0 - s0) / 4 * 4;
+                let mut mh = if e0 > 0 { h[e0 - 1].wrapping_add(u8a[e0] as i32) } else { h[e0].wrapping_add(v8a[e0] as i32) };
+                h[e0] = mh;
+                let mut mt = e0;
+                // the 4-lane epi32 scan over [st0, en1): lane c holds t = st0 + c (mod 4); each lane keeps its
+                // first strict maximum above the initial H[en0]; lanes are then reduced in order 0..3 with a
+                // strict `<`. Equivalent: the lowest lane holding the overall maximum M (if M > H[en0]), at its
+                // first t with H[t] == M. Computed as a vectorisable add+max pass and a short search.
+                let mut acc = [mh; 16];
+                {
+                    let hb = &mut h[s0..en1];
+                    let vb = &v8a[s0..en1];
+                    let n16 = hb.len() / 16 * 16;
+                    let mut i = 0;
+                    while i < n16 {
+                        let hv: [i32; 16] = hb[i..i + 16].try_into().unwrap();
+                        let vv: [i8; 16] = vb[i..i + 16].try_into().unwrap();
+                        let mut nv = [0i32; 16];
+                        for l in 0..16 {
+                            nv[l] = hv[l].wrapping_add(vv[l] as i32);
+                            acc[l] = acc[l].max(nv[l]);
+                        }
+                        hb[i..i + 16].copy_from_slice(&nv);
+                        i += 16;
+                    }
+                    while i < hb.len() {
+                        for l in 0..4 {
+                            let v = hb[i + l].wrapping_add(vb[i + l] as i32);
+                            hb[i + l] = v;
+                            acc[l] = acc[l].max(v);
+                        }
+                        i += 4;
+                    }
+                }
+                let mut hh = [mh; 4];
+                for l in 0..16 {
+                    hh[l & 3] = hh[l & 3].max(acc[l]);
+                }
+                for c in 0..4 {
+                    if mh < hh[c] {
+                        mh = hh[c];
+                        let mut tc = s0 + c;
+                        while h[tc] != mh {
+                            tc += 4;
+                        }
+                        mt = tc;
+                    }
+                }
+                let mut t = en1;
+                while t < e0 {
+                    let v = h[t].wrapping_add(v8a[t] as i32);
+                    h[t] = v;
+                    if v > mh {
+                        mh = v;
+                        mt = t;
+                    }
+                    t += 1;
+                }
+                max_h = mh;
+                max_t = mt as i32;
+            } else {
+                h[0] = v8a[0] as i32 - qe_h;
+                max_h = h[0];
+                max_t = 0;
+            }
+            if en0 == tlen - 1 && h[en0 as usize] > ez.mte {
+                ez.mte = h[en0 as usize];
+                ez.mte_q = r - en0;
+            }
+            if r - st0 == qlen - 1 && h[st0 as usize] > ez.mqe {
+                ez.mqe = h[st0 as usize];
+                ez.mqe_t = st0;
+            }
+            if ez.apply_zdrop(max_h, r, max_t, job.zdrop, e2) {
+                break;
+            }
+            if r == qlen + tlen - 2 && en0 == tlen - 1 {
+                ez.score = h[(tlen - 1) as usize];
+            }
+        } else {
+            if r > 0 {
+                if last_h0_t >= st0 && last_h0_t <= en0 && last_h0_t + 1 >= st0 && last_h0_t + 1 <= en0 {
+                    let d0 = v8a[last_h0_t as usize] as i32;
+                    let d1 = u8a[last_h0_t as usize + 1] as i32;
+                    if d0 > d1 {
+                        h0 = h0.wrapping_add(d0);
+                    } else {
+                        h0 = h0.wrapping_add(d1);
+                        last_h0_t += 1;
+                    }
+                } else if last_h0_t >= st0 && last_h0_t <= en0 {
+                    h0 = h0.wrapping_add(v8a[last_h0_t as usize] as i32);
+                } else {
+                    last_h0_t += 1;
+                    h0 = h0.wrapping_add(u8a[last_h0_t as usize] as i32);
+                }
+            } else {
+                h0 = v8a[0] as i32 - qe_h;
+                last_h0_t = 0;
+            }
+            if flag & F_APPROX_DROP != 0 && ez.apply_zdrop(h0, r, last_h0_t, job.zdrop, e2) {
+                break;
+            }
+            if r == qlen + tlen - 2 && en0 == tlen - 1 {
+                ez.score = h0;
+            }
+        }
+        last_st = st;
+        last_en = en;
+    }
+    let mut cigar = Vec::new();
+    if with_cigar {
+        let rev = flag & F_REV_CIGAR != 0;
+        if !ez.zdropped && flag & F_EXTZ_ONLY == 0 {
+            cigar = backtrack(rev, &p, &off, &off_end, row_bytes, tlen - 1, qlen - 1);
+        } else if !ez.zdropped && flag & F_EXTZ_ONLY != 0 && ez.mqe.wrapping_add(job.end_bonus) > ez.max as i32 {
+            ez.reach_end = 1;
+            cigar = backtrack(rev, &p, &off, &off_end, row_bytes, ez.mqe_t, qlen - 1);
+        } else if ez.max_t >= 0 && ez.max_q >= 0 {
+            cigar = backtrack(rev, &p, &off, &off_end, row_bytes, ez.max_t, ez.max_q);
+        }
+    }
+    finish(&ez, &cigar, out)
+}

@@ -1,0 +1,6 @@
+//! Rust twins of ksw2's SSE functions: scalar models of the vector code, bit-exact with the SSE4.1 build
+//! (same int8 wrap-around, same 16-lane padded band, same stale score lanes, same tie-breaks).
+
+mod extd2;
+
+pub use extd2::extd2;
