@@ -173,7 +173,7 @@ impl KswJob for KswExtd2Job {
         check_common(i, self.qlen, self.query, self.tlen, self.target, self.m, self.mat)
     }
     fn run_cpu(&self, out: &mut KswResult) {
-        oracle::extd2(self, out)
+        twin::extd2(self, out)
     }
 }
 
@@ -202,7 +202,8 @@ fn run_batch<J: KswJob>(_engine: &Engine, jobs: &[J], results: &mut [KswResult])
     for (i, j) in jobs.iter().enumerate() {
         j.check(i)?;
     }
-    // The GPU kernel lands with the ksw engine; until then both backends run the exact CPU path.
+    // The GPU kernel lands with the ksw engine; until then both backends run the exact CPU path: the Rust
+    // twin where it has landed (extd2), the upstream oracle elsewhere.
     crate::engine::par_zip(jobs, results, |j, r| {
         j.run_cpu(r)
     });
