@@ -102,3 +102,9 @@ pub(crate) fn par_zip<J: Sync, R: Send>(jobs: &[J], results: &mut [R], f: impl F
         jobs.par_iter().zip(results.par_iter_mut()).for_each(|(j, r)| f(j, r));
     }
 }
+
+/// Says once per process, on stderr, that a GPU batch failed and the CPU took it over (same output).
+pub(crate) fn gpu_failed_notice(err: &str) {
+    static SAID: std::sync::Once = std::sync::Once::new();
+    SAID.call_once(|| eprintln!("[warpalign] GPU batch failed ({err}); running on the CPU (same output)"));
+}

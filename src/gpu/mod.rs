@@ -7,10 +7,14 @@ mod pack;
 pub use pack::{pack2bit_cpu, Packed};
 
 use cudarc::driver::{CudaContext, CudaModule, CudaStream};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 /// The CUDA sources of every kernel, by module name, compiled at run time for the device's architecture.
-pub const KERNELS: &[(&str, &str)] = &[("pack", include_str!("../../kernels/pack.cu"))];
+pub const KERNELS: &[(&str, &str)] = &[
+    ("pack", include_str!("../../kernels/pack.cu")),
+    ("ksw_extd2", include_str!("../../kernels/ksw_extd2.cu")),
+];
 
 /// Options every kernel is compiled with: no FMA contraction, so float code rounds as the CPU reference.
 pub fn nvrtc_options(arch: &str) -> Vec<String> {
@@ -71,7 +75,8 @@ pub struct GpuRuntime {
     stream: Arc<CudaStream>,
     device_name: String,
     arch: String,
-    pack: Arc<CudaModule>,
+    /// Kernel modules by name, loaded on first use.
+    modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
 }
 
 impl GpuRuntime {
@@ -102,11 +107,24 @@ impl GpuRuntime {
         let device_name = ctx.name().map_err(|e| failed("device name", e))?;
         let (major, minor) = ctx.compute_capability().map_err(|e| failed("compute capability", e))?;
         let arch = format!("sm_{major}{minor}");
-        let (name, src) = KERNELS[0];
-        let ptx = compile(name, src, &arch).map_err(StartError::Failed)?;
-        let pack = ctx.load_module(cudarc::nvrtc::Ptx::from_src(ptx)).map_err(|e| failed("loading the pack module", e))?;
         let stream = ctx.default_stream();
-        Ok(GpuRuntime { ctx, stream, device_name, arch, pack })
+        Ok(GpuRuntime { ctx, stream, device_name, arch, modules: Mutex::new(HashMap::new()) })
+    }
+
+    /// The kernel module `name` (an entry of `KERNELS`), compiled and loaded on first use.
+    pub fn module(&self, name: &str) -> Result<Arc<CudaModule>, String> {
+        let (name, src) = KERNELS.iter().find(|(n, _)| *n == name).ok_or_else(|| format!("no kernel module {name}"))?;
+        let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(m) = modules.get(name) {
+            return Ok(m.clone());
+        }
+        let ptx = compile(name, src, &self.arch)?;
+        let m = self
+            .ctx
+            .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
+            .map_err(|e| format!("loading kernel module {name}: {e:?}"))?;
+        modules.insert(name, m.clone());
+        Ok(m)
     }
 
     pub fn device_name(&self) -> &str {
@@ -120,6 +138,11 @@ impl GpuRuntime {
 
     pub fn context(&self) -> &Arc<CudaContext> {
         &self.ctx
+    }
+
+    /// The stream every batch call of this runtime is queued on.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
     }
 
     fn self_check(&self) -> Result<(), String> {

@@ -77,7 +77,7 @@ impl GpuRuntime {
         let d_mask_off = st.clone_htod(&mask_off).map_err(|e| err("upload", e))?;
         let mut d_words = st.alloc_zeros::<u32>(n_words).map_err(|e| err("alloc", e))?;
         let mut d_masks = st.alloc_zeros::<u32>(n_masks).map_err(|e| err("alloc", e))?;
-        let f = self.pack.load_function("pack2bit").map_err(|e| err("load", e))?;
+        let f = self.module("pack")?.load_function("pack2bit").map_err(|e| err("load", e))?;
         let n_seq = seqs.len() as i32;
         let cfg = LaunchConfig { grid_dim: (seqs.len() as u32, 1, 1), block_dim: (128, 1, 1), shared_mem_bytes: 0 };
         let mut launch = st.launch_builder(&f);

@@ -3,6 +3,7 @@
 //! Jobs and results are `#[repr(C)]` and are the C API's types. A result's CIGAR is `malloc`ed and owned
 //! by the caller (free it with `warpalign_ksw_results_free`), in ksw2's encoding: `len<<4 | op`.
 
+pub mod gpu;
 mod oracle;
 pub mod twin;
 
@@ -195,29 +196,41 @@ impl KswJob for KswExtz2Job {
     }
 }
 
-fn run_batch<J: KswJob>(_engine: &Engine, jobs: &[J], results: &mut [KswResult]) -> Result<()> {
+fn check_batch<J: KswJob>(jobs: &[J], results: &[KswResult]) -> Result<()> {
     if jobs.len() != results.len() {
         return Err(Error::InvalidArgument(format!("{} jobs but {} results", jobs.len(), results.len())));
     }
-    for (i, j) in jobs.iter().enumerate() {
-        j.check(i)?;
+    jobs.iter().enumerate().try_for_each(|(i, j)| j.check(i))
+}
+
+/// The exact CPU path: the Rust twin where it has landed (extd2), the upstream oracle elsewhere.
+fn run_cpu<J: KswJob>(jobs: &[J], results: &mut [KswResult]) {
+    crate::engine::par_zip(jobs, results, |j, r| j.run_cpu(r));
+}
+
+/// Batches smaller than this stay on the CPU: a launch costs more than a few DP jobs.
+const GPU_MIN_JOBS: usize = 64;
+
+pub fn extd2_batch(engine: &Engine, jobs: &[KswExtd2Job], results: &mut [KswResult]) -> Result<()> {
+    check_batch(jobs, results)?;
+    if let Some(rt) = engine.gpu().filter(|_| jobs.len() >= GPU_MIN_JOBS) {
+        match gpu::extd2_batch_gpu(rt, jobs, results) {
+            Ok(()) => return Ok(()),
+            Err(e) => crate::engine::gpu_failed_notice(&e),
+        }
     }
-    // The GPU kernel lands with the ksw engine; until then both backends run the exact CPU path: the Rust
-    // twin where it has landed (extd2), the upstream oracle elsewhere.
-    crate::engine::par_zip(jobs, results, |j, r| {
-        j.run_cpu(r)
-    });
+    run_cpu(jobs, results);
     Ok(())
 }
 
-pub fn extd2_batch(engine: &Engine, jobs: &[KswExtd2Job], results: &mut [KswResult]) -> Result<()> {
-    run_batch(engine, jobs, results)
+pub fn exts2_batch(_engine: &Engine, jobs: &[KswExts2Job], results: &mut [KswResult]) -> Result<()> {
+    check_batch(jobs, results)?;
+    run_cpu(jobs, results);
+    Ok(())
 }
 
-pub fn exts2_batch(engine: &Engine, jobs: &[KswExts2Job], results: &mut [KswResult]) -> Result<()> {
-    run_batch(engine, jobs, results)
-}
-
-pub fn extz2_batch(engine: &Engine, jobs: &[KswExtz2Job], results: &mut [KswResult]) -> Result<()> {
-    run_batch(engine, jobs, results)
+pub fn extz2_batch(_engine: &Engine, jobs: &[KswExtz2Job], results: &mut [KswResult]) -> Result<()> {
+    check_batch(jobs, results)?;
+    run_cpu(jobs, results);
+    Ok(())
 }

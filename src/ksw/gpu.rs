@@ -1,0 +1,344 @@
+//! `ksw_extd2_sse` batches on the GPU (kernels/ksw_extd2.cu), bit-exact with the twin (`twin::extd2`).
+//!
+//! Per job the host computes the derived constants exactly as the twin does (gap swap, long_thres,
+//! long_diff, sc_N, band width, traceback row size) and builds the s/sf/qr image of the C allocation; the
+//! kernel `ksw_extd2_dp` runs one thread block per job, `ksw_extd2_bt` backtracks one job per thread over the
+//! traceback bytes kept in GPU memory, `ksw_extd2_pack` compacts the CIGARs. Jobs the kernel does not take
+//! (degenerate sizes and the early return, which the twin answers at once; `m > 16`; GENERIC_SC with a base
+//! code `>= m`; a traceback larger than the memory budget) run on the twin, on the CPU, while the GPU works.
+//!
+//! `WARPALIGN_KSW_GPU_THREADS` sets the block size (32..=1024, multiple of 32; default 128);
+//! `WARPALIGN_KSW_GPU_MEM_MB` caps the device memory one launch uses (default: half of the free memory).
+
+use super::{flag, twin, KswExtd2Job, KswResult};
+use crate::gpu::GpuRuntime;
+use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
+use rayon::prelude::*;
+
+const NP: usize = 20;
+const NO: usize = 5;
+const NR: usize = 12;
+const MODULE_NAME: &str = "ksw_extd2";
+
+struct Kernels {
+    dp: CudaFunction,
+    bt: CudaFunction,
+    pack: CudaFunction,
+}
+
+fn kernels(rt: &GpuRuntime) -> Result<Kernels, String> {
+    let module = rt.module(MODULE_NAME)?;
+    let f = |n: &str| module.load_function(n).map_err(|e| format!("loading {n}: {e:?}"));
+    Ok(Kernels { dp: f("ksw_extd2_dp")?, bt: f("ksw_extd2_bt")?, pack: f("ksw_extd2_pack")? })
+}
+
+/// A job prepared for the kernel.
+struct Prep {
+    idx: usize,
+    par: [i32; NP],
+    tt16: usize,
+    img_bytes: usize,
+    p_bytes: usize,
+    cig_cap: usize,
+}
+
+impl Prep {
+    fn ws_bytes(&self) -> usize {
+        9 * self.tt16
+    }
+    fn h_elems(&self) -> usize {
+        if self.par[12] & flag::APPROX_MAX != 0 {
+            0
+        } else {
+            self.tt16
+        }
+    }
+    /// Device bytes this job needs in a launch.
+    fn dev_bytes(&self) -> usize {
+        self.img_bytes + self.ws_bytes() + 4 * self.h_elems() + self.p_bytes + 8 * self.cig_cap + 4 * NR + 4 * NP + 8 * NO + 256
+    }
+}
+
+/// The kernel's parameters for `job`, or None when the twin takes it.
+fn prepare(idx: usize, job: &KswExtd2Job, budget: usize) -> Option<Prep> {
+    let (qlen, tlen, m) = (job.qlen, job.tlen, job.m as i32);
+    if m <= 1 || m > 16 || qlen <= 0 || tlen <= 0 || qlen as i64 + tlen as i64 >= 1 << 27 {
+        return None;
+    }
+    // SAFETY: the caller guarantees the job's pointers cover qlen, tlen and m*m elements.
+    let mat = unsafe { std::slice::from_raw_parts(job.mat, (m * m) as usize) };
+    let flag_ = job.flag;
+    if flag_ & flag::GENERIC_SC != 0 {
+        let (query, target) =
+            unsafe { (std::slice::from_raw_parts(job.query, qlen as usize), std::slice::from_raw_parts(job.target, tlen as usize)) };
+        if query.iter().chain(target.iter()).any(|&c| c as i32 >= m) {
+            return None;
+        }
+    }
+    let (mut q, mut e, mut q2, mut e2) = (job.q, job.e, job.q2, job.e2);
+    let qe_h = q as i32 + e as i32;
+    if (q2 as i32 + e2 as i32) < q as i32 + e as i32 {
+        std::mem::swap(&mut q, &mut q2);
+        std::mem::swap(&mut e, &mut e2);
+    }
+    let (qi, ei, q2i, e2i) = (q as i32, e as i32, q2 as i32, e2 as i32);
+    let sc_n: i8 = if mat[(m * m - 1) as usize] == 0 { (-e2i) as i8 } else { mat[(m * m - 1) as usize] };
+    let mut w = job.w;
+    if w < 0 {
+        w = tlen.max(qlen);
+    }
+    let tlen_ = (tlen + 15) / 16;
+    let mut n_col_ = qlen.min(tlen);
+    n_col_ = (n_col_.min(w + 1) + 15) / 16 + 1;
+    let qlen_ = (qlen + 15) / 16;
+    let min_sc = mat[1..].iter().map(|&v| v as i32).min().unwrap_or(mat[1] as i32);
+    if -min_sc > 2 * (qi + ei) {
+        return None; // the twin returns at once
+    }
+    let mut long_thres = if ei != e2i { (q2i - qi) / (ei - e2i) - 1 } else { 0 };
+    if q2i + e2i + long_thres * e2i > qi + ei + long_thres * ei {
+        long_thres += 1;
+    }
+    let long_diff = long_thres * (ei - e2i) - (q2i - qi) - e2i;
+    let tt16 = (tlen_ * 16) as usize;
+    let row_bytes = n_col_ as usize * 16;
+    let with_cigar = flag_ & flag::SCORE_ONLY == 0;
+    let n_row = (qlen + tlen - 1) as usize;
+    let p_bytes = if with_cigar { n_row * row_bytes } else { 0 };
+    let cig_cap = if with_cigar { (qlen + tlen + 2) as usize } else { 0 };
+    let mut par = [0i32; NP];
+    par[0] = qlen;
+    par[1] = tlen;
+    par[2] = m;
+    // par[3]: mat offset, set at packing
+    par[4] = qi;
+    par[5] = ei;
+    par[6] = q2i;
+    par[7] = e2i;
+    par[8] = qe_h;
+    par[9] = w;
+    par[10] = job.zdrop;
+    par[11] = job.end_bonus;
+    par[12] = flag_;
+    par[13] = row_bytes as i32;
+    par[14] = tt16 as i32;
+    par[15] = long_thres;
+    par[16] = long_diff;
+    par[17] = mat[0] as i32;
+    par[18] = mat[1] as i32;
+    par[19] = sc_n as i32;
+    let p = Prep { idx, par, tt16, img_bytes: 2 * tt16 + qlen_ as usize * 16 + 16, p_bytes, cig_cap };
+    if p.dev_bytes() > budget {
+        return None;
+    }
+    Some(p)
+}
+
+fn env_usize(name: &str) -> Option<usize> {
+    std::env::var(name).ok().and_then(|s| s.trim().parse().ok())
+}
+
+/// Runs `jobs` on the GPU (and the jobs it does not take on the twin); `results[i]` is overwritten (not
+/// freed first) with job i's result, its CIGAR `malloc`ed. Bit-exact with `twin::extd2` on every field.
+pub fn extd2_batch_gpu(rt: &GpuRuntime, jobs: &[KswExtd2Job], results: &mut [KswResult]) -> Result<(), String> {
+    if jobs.len() != results.len() {
+        return Err(format!("{} jobs but {} results", jobs.len(), results.len()));
+    }
+    if jobs.is_empty() {
+        return Ok(());
+    }
+    let budget = match env_usize("WARPALIGN_KSW_GPU_MEM_MB") {
+        Some(mb) => mb << 20,
+        None => rt.context().mem_get_info().map(|(free, _)| free / 2).map_err(|e| format!("mem_get_info: {e:?}"))?,
+    };
+    let threads = env_usize("WARPALIGN_KSW_GPU_THREADS").filter(|t| (32..=1024).contains(t) && t % 32 == 0).unwrap_or(128) as u32;
+    let k = kernels(rt)?;
+
+    let preps: Vec<Option<Prep>> = jobs.par_iter().enumerate().map(|(i, j)| prepare(i, j, budget)).collect();
+    let cpu_idx: Vec<usize> = preps.iter().enumerate().filter(|(_, p)| p.is_none()).map(|(i, _)| i).collect();
+    let gpu: Vec<Prep> = preps.into_iter().flatten().collect();
+
+    let (cpu_res, gpu_res) = std::thread::scope(|sc| {
+        let cpu = sc.spawn(|| {
+            cpu_idx
+                .par_iter()
+                .map(|&i| {
+                    let mut r = KswResult::EMPTY;
+                    twin::extd2(&jobs[i], &mut r);
+                    (i, r)
+                })
+                .collect::<Vec<_>>()
+        });
+        let g = run_gpu(rt, &k, jobs, &gpu, budget, threads);
+        (cpu.join().expect("twin thread panicked"), g)
+    });
+    for (i, r) in cpu_res {
+        results[i] = r;
+    }
+    let gpu_res = match gpu_res {
+        Ok(v) => v,
+        Err(e) => {
+            for i in cpu_idx {
+                results[i].release();
+            }
+            return Err(e);
+        }
+    };
+    for (i, r) in gpu_res {
+        results[i] = r;
+    }
+    Ok(())
+}
+
+fn run_gpu(rt: &GpuRuntime, k: &Kernels, jobs: &[KswExtd2Job], gpu: &[Prep], budget: usize, threads: u32) -> Result<Vec<(usize, KswResult)>, String> {
+    let mut out: Vec<(usize, KswResult)> = Vec::with_capacity(gpu.len());
+    let mut start = 0;
+    while start < gpu.len() {
+        let mut end = start;
+        let mut bytes = 0usize;
+        while end < gpu.len() && (end == start || bytes + gpu[end].dev_bytes() <= budget) && end - start < (1 << 20) {
+            bytes += gpu[end].dev_bytes();
+            end += 1;
+        }
+        match run_chunk(rt, k, jobs, &gpu[start..end], threads) {
+            Ok(v) => out.extend(v),
+            Err(e) => {
+                for (_, r) in out.iter_mut() {
+                    r.release();
+                }
+                return Err(e);
+            }
+        }
+        start = end;
+    }
+    Ok(out)
+}
+
+fn run_chunk(rt: &GpuRuntime, k: &Kernels, jobs: &[KswExtd2Job], chunk: &[Prep], threads: u32) -> Result<Vec<(usize, KswResult)>, String> {
+    let err = |what: &str, e: cudarc::driver::DriverError| format!("ksw_extd2 gpu {what}: {e:?}");
+    let n = chunk.len();
+    let mut offs = Vec::with_capacity(n * NO);
+    let mut par = Vec::with_capacity(n * NP);
+    let mut mats: Vec<i8> = Vec::new();
+    let (mut img_n, mut ws_n, mut h_n, mut p_n, mut cig_n) = (0usize, 0usize, 0usize, 0usize, 0usize);
+    for p in chunk {
+        offs.extend_from_slice(&[img_n as u64, ws_n as u64, h_n as u64, p_n as u64, cig_n as u64]);
+        let mut pp = p.par;
+        pp[3] = mats.len() as i32;
+        let j = &jobs[p.idx];
+        // SAFETY: checked by prepare (m*m elements).
+        mats.extend_from_slice(unsafe { std::slice::from_raw_parts(j.mat, (j.m as usize) * (j.m as usize)) });
+        par.extend_from_slice(&pp);
+        img_n += p.img_bytes;
+        ws_n += p.ws_bytes();
+        h_n += p.h_elems();
+        p_n += p.p_bytes;
+        cig_n += p.cig_cap;
+    }
+    // the s/sf/qr images, zeroed, with the target and the reversed query in place
+    let mut img = vec![0u8; img_n.max(1)];
+    {
+        let mut rest: &mut [u8] = &mut img;
+        let mut views = Vec::with_capacity(n);
+        for p in chunk {
+            let (a, b) = rest.split_at_mut(p.img_bytes);
+            views.push(a);
+            rest = b;
+        }
+        views.into_par_iter().zip(chunk.par_iter()).for_each(|(v, p)| {
+            let j = &jobs[p.idx];
+            let (qlen, tlen) = (j.qlen as usize, j.tlen as usize);
+            // SAFETY: the caller guarantees qlen/tlen elements.
+            let (query, target) = unsafe { (std::slice::from_raw_parts(j.query, qlen), std::slice::from_raw_parts(j.target, tlen)) };
+            v[p.tt16..p.tt16 + tlen].copy_from_slice(target);
+            let qr = &mut v[2 * p.tt16..2 * p.tt16 + qlen];
+            for (t, c) in qr.iter_mut().enumerate() {
+                *c = query[qlen - 1 - t];
+            }
+        });
+    }
+    mats.push(0);
+    let st = rt.stream();
+    let d_offs = st.clone_htod(&offs).map_err(|e| err("upload", e))?;
+    let d_par = st.clone_htod(&par).map_err(|e| err("upload", e))?;
+    let d_mats = st.clone_htod(&mats).map_err(|e| err("upload", e))?;
+    let mut d_img = st.clone_htod(&img).map_err(|e| err("upload", e))?;
+    // SAFETY: the kernels write every byte of ws/H before reading it, and read p only where the DP wrote it.
+    let mut d_ws = unsafe { st.alloc::<i8>(ws_n.max(1)) }.map_err(|e| err("alloc", e))?;
+    let mut d_h = unsafe { st.alloc::<i32>(h_n.max(1)) }.map_err(|e| err("alloc", e))?;
+    let mut d_p = unsafe { st.alloc::<u8>(p_n.max(1)) }.map_err(|e| err("alloc", e))?;
+    let mut d_cig = unsafe { st.alloc::<u32>(cig_n.max(1)) }.map_err(|e| err("alloc", e))?;
+    let mut d_res = st.alloc_zeros::<i32>(n * NR).map_err(|e| err("alloc", e))?;
+    let n_i = n as i32;
+    {
+        let cfg = LaunchConfig { grid_dim: (n as u32, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 };
+        let mut l = st.launch_builder(&k.dp);
+        l.arg(&d_offs).arg(&d_par).arg(&d_mats).arg(&mut d_img).arg(&mut d_ws).arg(&mut d_h).arg(&mut d_p).arg(&mut d_res).arg(&n_i);
+        // SAFETY: argument types and buffer sizes match ksw_extd2_dp's signature and the offsets computed above.
+        unsafe { l.launch(cfg) }.map_err(|e| err("launch dp", e))?;
+    }
+    {
+        let cfg = LaunchConfig { grid_dim: (n.div_ceil(64) as u32, 1, 1), block_dim: (64, 1, 1), shared_mem_bytes: 0 };
+        let mut l = st.launch_builder(&k.bt);
+        l.arg(&d_offs).arg(&d_par).arg(&d_p).arg(&mut d_res).arg(&mut d_cig).arg(&n_i);
+        // SAFETY: as above (ksw_extd2_bt).
+        unsafe { l.launch(cfg) }.map_err(|e| err("launch bt", e))?;
+    }
+    let res = st.clone_dtoh(&d_res).map_err(|e| err("download", e))?;
+    let mut out_off = Vec::with_capacity(n + 1);
+    let mut tot = 0u64;
+    for i in 0..n {
+        out_off.push(tot);
+        tot += res[i * NR + 10].max(0) as u64;
+    }
+    let cigars = if tot > 0 {
+        let d_out_off = st.clone_htod(&out_off).map_err(|e| err("upload", e))?;
+        let mut d_out = unsafe { st.alloc::<u32>(tot as usize) }.map_err(|e| err("alloc", e))?;
+        let cfg = LaunchConfig { grid_dim: (n as u32, 1, 1), block_dim: (128, 1, 1), shared_mem_bytes: 0 };
+        let mut l = st.launch_builder(&k.pack);
+        l.arg(&d_offs).arg(&d_par).arg(&d_res).arg(&d_cig).arg(&d_out_off).arg(&mut d_out).arg(&n_i);
+        // SAFETY: as above (ksw_extd2_pack); out has sum(n_cigar) elements.
+        unsafe { l.launch(cfg) }.map_err(|e| err("launch pack", e))?;
+        st.clone_dtoh(&d_out).map_err(|e| err("download", e))?
+    } else {
+        Vec::new()
+    };
+    let mut out = Vec::with_capacity(n);
+    for (i, p) in chunk.iter().enumerate() {
+        let r = &res[i * NR..(i + 1) * NR];
+        let nc = r[10].max(0) as usize;
+        let mut cp: *mut u32 = std::ptr::null_mut();
+        if nc > 0 {
+            let o = out_off[i] as usize;
+            // SAFETY: a fresh block of exactly nc u32s, filled here; the caller frees it with free().
+            unsafe {
+                cp = libc::malloc(nc * 4) as *mut u32;
+                if cp.is_null() {
+                    for (_, r) in out.iter_mut() {
+                        KswResult::release(r);
+                    }
+                    return Err("out of memory".into());
+                }
+                std::ptr::copy_nonoverlapping(cigars[o..o + nc].as_ptr(), cp, nc);
+            }
+        }
+        out.push((
+            p.idx,
+            KswResult {
+                max: r[0] as u32,
+                zdropped: r[1],
+                max_q: r[2],
+                max_t: r[3],
+                mqe: r[4],
+                mqe_t: r[5],
+                mte: r[6],
+                mte_q: r[7],
+                score: r[8],
+                reach_end: r[9],
+                n_cigar: nc as i32,
+                cigar: cp,
+            },
+        ));
+    }
+    Ok(out)
+}
