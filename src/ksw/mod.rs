@@ -183,7 +183,7 @@ impl KswJob for KswExts2Job {
         check_common(i, self.qlen, self.query, self.tlen, self.target, self.m, self.mat)
     }
     fn run_cpu(&self, out: &mut KswResult) {
-        oracle::exts2(self, out)
+        twin::exts2(self, out)
     }
 }
 
@@ -203,7 +203,7 @@ fn check_batch<J: KswJob>(jobs: &[J], results: &[KswResult]) -> Result<()> {
     jobs.iter().enumerate().try_for_each(|(i, j)| j.check(i))
 }
 
-/// The exact CPU path: the Rust twin where it has landed (extd2), the upstream oracle elsewhere.
+/// The exact CPU path: the Rust twins (extd2, exts2), the upstream oracle where none has landed (extz2).
 fn run_cpu<J: KswJob>(jobs: &[J], results: &mut [KswResult]) {
     crate::engine::par_zip(jobs, results, |j, r| j.run_cpu(r));
 }

@@ -1,6 +1,6 @@
 //! The CPU path through the upstream C functions (the oracle), for the jobs whose Rust twin has not landed.
 
-use super::{KswExts2Job, KswExtz2Job, KswResult};
+use super::{KswExtz2Job, KswResult};
 use warpalign_ffi::mm2 as c;
 
 fn fresh() -> c::ksw_extz_t {
@@ -28,21 +28,9 @@ fn take(ez: c::ksw_extz_t, out: &mut KswResult) {
     }
 }
 
-pub(super) fn exts2(j: &KswExts2Job, out: &mut KswResult) {
-    let mut ez = fresh();
-    // SAFETY: the job was checked; km = NULL makes kalloc use malloc, so the CIGAR is ours to hand out.
-    unsafe {
-        c::warpalign_oracle_ksw_exts2_sse(
-            std::ptr::null_mut(), j.qlen, j.query, j.tlen, j.target, j.m, j.mat, j.q, j.e, j.q2, j.noncan,
-            j.zdrop, j.end_bonus, j.junc_bonus, j.junc_pen, j.flag, j.junc, &mut ez,
-        )
-    };
-    take(ez, out)
-}
-
 pub(super) fn extz2(j: &KswExtz2Job, out: &mut KswResult) {
     let mut ez = fresh();
-    // SAFETY: as in exts2.
+    // SAFETY: the job was checked; km = NULL makes kalloc use malloc, so the CIGAR is ours to hand out.
     unsafe {
         c::warpalign_oracle_ksw_extz2_sse(
             std::ptr::null_mut(), j.qlen, j.query, j.tlen, j.target, j.m, j.mat, j.q, j.e, j.w, j.zdrop,

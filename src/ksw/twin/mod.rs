@@ -1,6 +1,9 @@
 //! Rust twins of ksw2's SSE functions: scalar models of the vector code, bit-exact with the SSE4.1 build
 //! (same int8 wrap-around, same 16-lane padded band, same stale score lanes, same tie-breaks).
 
+mod common;
+mod exts2;
 mod extd2;
 
+pub use exts2::exts2;
 pub use extd2::extd2;
