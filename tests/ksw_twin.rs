@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::ksw_cases::*;
 use common::{mm2_matrix, Rng};
 use std::time::Instant;
 use warpalign::ksw::{flag, twin, KswExtd2Job, KswResult};
@@ -35,165 +36,6 @@ fn twin_run(j: &KswExtd2Job) -> Out {
     let o = (r.max, r.zdropped as u32, [r.max_q, r.max_t, r.mqe, r.mqe_t, r.mte, r.mte_q, r.score, r.reach_end], r.cigar().to_vec());
     r.release();
     o
-}
-
-/// One job with owned data.
-#[derive(Clone)]
-struct Case {
-    q: Vec<u8>,
-    t: Vec<u8>,
-    m: i8,
-    mat: Vec<i8>,
-    gap: (i8, i8, i8, i8),
-    w: i32,
-    zdrop: i32,
-    end_bonus: i32,
-    flag: i32,
-}
-
-impl Case {
-    fn job(&self) -> KswExtd2Job {
-        let (q, e, q2, e2) = self.gap;
-        KswExtd2Job {
-            qlen: self.q.len() as i32, query: self.q.as_ptr(), tlen: self.t.len() as i32, target: self.t.as_ptr(),
-            m: self.m, mat: self.mat.as_ptr(), q, e, q2, e2, w: self.w, zdrop: self.zdrop, end_bonus: self.end_bonus, flag: self.flag,
-        }
-    }
-
-    fn describe(&self) -> String {
-        let seq = |s: &[u8]| s.iter().map(|&b| char::from(b"0123456789abcdef"[(b & 15) as usize])).collect::<String>();
-        format!(
-            "qlen={} tlen={} m={} mat={:?} (q,e,q2,e2)={:?} w={} zdrop={} end_bonus={} flag={:#x}\nquery={}\ntarget={}",
-            self.q.len(), self.t.len(), self.m, self.mat, self.gap, self.w, self.zdrop, self.end_bonus, self.flag, seq(&self.q), seq(&self.t)
-        )
-    }
-}
-
-/// minimap2 scoring: (a, b, q, e, q2, e2, transition) of the presets (options.c), sc_ambi = 1.
-const PRESETS: &[(i8, i8, i8, i8, i8, i8, i8)] = &[
-    (2, 4, 4, 2, 24, 1, 0),   // map-ont, map-pb (defaults)
-    (1, 19, 39, 3, 81, 1, 0), // asm5
-    (1, 9, 16, 2, 41, 1, 0),  // asm10
-    (1, 4, 6, 2, 26, 1, 0),   // asm20, map-hifi, lr:hq
-    (2, 8, 12, 2, 24, 1, 0),  // sr
-    (1, 2, 2, 1, 32, 0, 0),   // splice (e2 = 0)
-    (2, 6, 10, 2, 50, 1, 4),  // map-iclr (transition 4; GENERIC_SC is forced for it below)
-    (10, 20, 40, 10, 60, 5, 0), // near the int8 limits: (q+e)+(q2+e2) = 115
-    (3, 6, 30, 30, 60, 3, 0), // q+e = 60, q2+e2 = 63
-];
-
-/// ksw_gen_ts_mat of align.c.
-fn ts_matrix(a: i8, b: i8, transition: i8, sc_ambi: i8) -> Vec<i8> {
-    let mut mat = mm2_matrix(a, b, sc_ambi);
-    if transition != 0 && transition != b {
-        for (i, j) in [(0, 2), (1, 3), (2, 0), (3, 1)] {
-            mat[i * 5 + j] = -transition;
-        }
-    }
-    mat
-}
-
-fn seq(rng: &mut Rng, len: usize, n_rate: f64, alpha: u64) -> Vec<u8> {
-    (0..len).map(|_| if rng.chance(n_rate) { 4 } else { rng.below(alpha) as u8 }).collect()
-}
-
-fn pick<T: Copy>(rng: &mut Rng, xs: &[T]) -> T {
-    xs[rng.below(xs.len() as u64) as usize]
-}
-
-fn random_len(rng: &mut Rng) -> usize {
-    match rng.below(20) {
-        0 => rng.range(0, 4) as usize,
-        1..=3 => rng.range(500, 2000) as usize,
-        4..=7 => rng.range(1, 40) as usize,
-        _ => rng.range(1, 500) as usize,
-    }
-}
-
-fn random_case(rng: &mut Rng) -> Case {
-    let n_rate = pick(rng, &[0.0, 0.0, 0.01, 0.05, 0.3]);
-    let alpha = pick(rng, &[4, 4, 4, 2, 1]);
-    let qlen = random_len(rng);
-    let q = seq(rng, qlen, n_rate, alpha);
-    let t = match rng.below(10) {
-        0..=5 => {
-            let rate = pick(rng, &[0.0, 0.01, 0.03, 0.1, 0.2, 0.35]);
-            let mut t = rng.mutate(&q, rate);
-            if rng.chance(0.3) {
-                // extension-like: a random tail on one side
-                let extra = rng.range(0, 300) as usize;
-                t.extend(seq(rng, extra, n_rate, alpha));
-            }
-            if rng.chance(0.2) {
-                t.truncate(rng.below(t.len() as u64 + 1) as usize);
-            }
-            t
-        }
-        _ => {
-            let tlen = random_len(rng);
-            seq(rng, tlen, n_rate, alpha)
-        }
-    };
-    let (q, t) = if rng.chance(0.5) { (q, t) } else { (t, q) };
-    let mut f = 0;
-    for bit in [flag::SCORE_ONLY, flag::RIGHT, flag::GENERIC_SC, flag::APPROX_MAX, flag::APPROX_DROP, flag::EXTZ_ONLY, flag::REV_CIGAR] {
-        if rng.chance(0.5) {
-            f |= bit;
-        }
-    }
-    let (mut m, mut mat, gap);
-    if rng.chance(0.9) {
-        let (a, b, go, ge, go2, ge2, ts) = pick(rng, PRESETS);
-        let sc_ambi = pick(rng, &[1, 1, 1, 0, 2]);
-        m = 5;
-        mat = ts_matrix(a, b, ts, sc_ambi);
-        if ts != 0 {
-            f |= flag::GENERIC_SC;
-        }
-        gap = if rng.chance(0.05) { (go2, ge2, go, ge) } else { (go, ge, go2, ge2) }; // swapped order
-    } else {
-        // wild parameters: random matrix, random gap costs (possibly wrapping int8, possibly e == e2)
-        m = rng.range(2, 5) as i8;
-        let hi = rng.range(1, 12) as i64;
-        let lo = rng.range(-40, 0);
-        mat = (0..(m as usize * m as usize)).map(|_| rng.range(lo, hi) as i8).collect();
-        if rng.chance(0.7) {
-            mat[0] = hi as i8;
-        }
-        let go = rng.range(0, 60) as i8;
-        let ge = rng.range(0, 30) as i8;
-        let go2 = rng.range(0, 90) as i8;
-        let ge2 = if rng.chance(0.2) { ge } else { rng.range(0, 10) as i8 };
-        gap = (go, ge, go2, ge2);
-    }
-    if m < 5 {
-        // sequences over 0..m-1 (m-1 is the wildcard without GENERIC_SC)
-        let mm = m as u8;
-        let qq: Vec<u8> = q.iter().map(|&b| b % mm).collect();
-        let tt: Vec<u8> = t.iter().map(|&b| b % mm).collect();
-        return finish_case(rng, qq, tt, m, mat, gap, f);
-    }
-    if rng.chance(0.02) {
-        m = 5;
-        mat[24] = 0; // sc_N = -e2
-    }
-    finish_case(rng, q, t, m, std::mem::take(&mut mat), gap, f)
-}
-
-fn finish_case(rng: &mut Rng, q: Vec<u8>, t: Vec<u8>, m: i8, mat: Vec<i8>, gap: (i8, i8, i8, i8), flag: i32) -> Case {
-    let w = match rng.below(4) {
-        0 => -1,
-        1 => rng.range(0, 40) as i32,
-        2 => pick(rng, &[0, 1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 47, 64]),
-        _ => pick(rng, &[50, 100, 151, 200, 500, 751, 10000]),
-    };
-    let zdrop = pick(rng, &[-1, -1, 0, 1, 5, 10, 20, 50, 100, 200, 400]);
-    let end_bonus = pick(rng, &[-1, 0, 0, 5, 10, 50, 1000]);
-    Case { q, t, m, mat, gap, w, zdrop, end_bonus, flag }
-}
-
-fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
 }
 
 /// Runs `n` cases `gen(seed + i)` on all cores; returns the mismatching indices (printing the first few).
@@ -244,12 +86,6 @@ fn twin_equals_oracle_random() {
 }
 
 // ---- named traps -------------------------------------------------------------------------------------------
-
-fn similar_pair(rng: &mut Rng, len: usize, rate: f64) -> (Vec<u8>, Vec<u8>) {
-    let q = seq(rng, len, 0.01, 4);
-    let t = rng.mutate(&q, rate);
-    (q, t)
-}
 
 /// Narrow bands (w < 16): st0 is inside a 16-lane block, so lanes [st, st0) use stale s[] bytes and lanes
 /// past en0 are scored from bytes past the band (and past the target into the reversed query).

@@ -10,6 +10,7 @@
 
 mod common;
 
+use common::ksw_cases::{env_u64, pick, seq};
 use common::{mm2_matrix, Rng};
 use std::time::Instant;
 use warpalign::ksw::{flag, twin, KswExts2Job, KswResult};
@@ -94,13 +95,7 @@ const PRESETS: &[(i8, i8, i8, i8, i8, i8, i8, i8)] = &[
     (5, 20, 30, 5, 127, 40, 60, 60), // near the int8 limits
 ];
 
-fn seq(rng: &mut Rng, len: usize, n_rate: f64, alpha: u64) -> Vec<u8> {
-    (0..len).map(|_| if rng.chance(n_rate) { 4 } else { rng.below(alpha) as u8 }).collect()
-}
 
-fn pick<T: Copy>(rng: &mut Rng, xs: &[T]) -> T {
-    xs[rng.below(xs.len() as u64) as usize]
-}
 
 fn random_len(rng: &mut Rng) -> usize {
     match rng.below(40) {
@@ -277,9 +272,6 @@ fn random_case(rng: &mut Rng) -> Case {
     Case { q, t, m, mat: std::mem::take(&mut mat), gap, zdrop, end_bonus, junc_bonus, junc_pen, flag: f, junc }
 }
 
-fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
-}
 
 /// Runs `n` cases `gen(seed + i)` on all cores; returns the mismatching indices (printing the first few).
 fn check_many(what: &str, seed: u64, n: u64, gen: fn(&mut Rng) -> Case) -> Vec<u64> {
