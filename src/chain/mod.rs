@@ -4,6 +4,7 @@
 //! `y = flags<<40 | q_span<<32 | q_pos`. Output arrays are `malloc`ed and owned by the caller.
 
 mod oracle;
+pub mod twin;
 
 use crate::{Engine, Error, Result};
 

@@ -1,0 +1,71 @@
+//! The Rust twin of minimap2 2.31's `mg_lchain_dp` (lchain.c): the chaining fill, `mg_chain_backtrack` and
+//! `compact_a`, bit-exact with the x86-64 `gcc -O2` build (SSE float math, no FMA contraction).
+//!
+//! The GPU kernel computes only the fill ([`fill`]: `f`, `p`, `v`, `t`); [`backtrack`] and [`compact`] run on
+//! the CPU after it. [`lchain_dp`] chains the three and returns the arrays as upstream does (`malloc`ed).
+
+// The port keeps upstream's spelling (its float literals, its copy loops and swaps) so it reads against lchain.c.
+#![allow(
+    clippy::excessive_precision,
+    clippy::manual_memcpy,
+    clippy::manual_swap,
+    clippy::implicit_saturating_sub,
+    clippy::manual_range_contains
+)]
+
+mod backtrack;
+mod dp;
+
+pub use backtrack::{backtrack, compact, radix_sort_128x};
+pub use dp::{comput_sc, fill, fill_anchors, mg_log2, Fill, Params};
+
+use super::{Anchor, ChainDpJob, ChainDpResult};
+
+/// The anchors of a job as a slice (empty when there are none).
+pub fn job_anchors(job: &ChainDpJob) -> &[Anchor] {
+    if job.n_anchors <= 0 || job.anchors.is_null() {
+        &[]
+    } else {
+        // SAFETY: the job's contract: n_anchors readable anchors at `anchors`, alive for the call.
+        unsafe { std::slice::from_raw_parts(job.anchors, job.n_anchors as usize) }
+    }
+}
+
+/// `mg_lchain_dp(..., km = NULL)`: chains (`score<<32 | n_anchors`) and their anchors, both `malloc`ed as the
+/// oracle path returns them; `ChainDpResult::EMPTY` when no chain is kept.
+pub fn lchain_dp(job: &ChainDpJob, out: &mut ChainDpResult) {
+    *out = ChainDpResult::EMPTY;
+    if job_anchors(job).is_empty() {
+        return;
+    }
+    finish(job, fill(job), out);
+}
+
+/// The rest of `mg_lchain_dp` after the fill (computed here by [`fill`] or elsewhere, e.g. on the GPU, with
+/// the same `f`, `p` and `v`; `t` is scratch): `mg_chain_backtrack`, then `compact_a`, into `out` as
+/// [`lchain_dp`] returns it.
+pub fn finish(job: &ChainDpJob, fill: Fill, out: &mut ChainDpResult) {
+    *out = ChainDpResult::EMPTY;
+    let a = job_anchors(job);
+    if a.is_empty() {
+        return;
+    }
+    let pr = Params::from_job(job);
+    let Fill { f, p, mut v, mut t, .. } = fill;
+    assert!(f.len() == a.len() && p.len() == a.len() && v.len() == a.len() && t.len() == a.len());
+    let (mut u, n_v) = backtrack(&f, &p, &mut v, &mut t, pr.min_cnt, pr.min_sc, pr.max_drop);
+    drop((f, p, t));
+    if u.is_empty() {
+        return;
+    }
+    let b = compact(&mut u, &v[..n_v], a);
+    // SAFETY: fresh malloc'ed arrays of exactly u.len() and b.len() elements, filled before being handed out.
+    unsafe {
+        let cu = libc::malloc(u.len() * 8) as *mut u64;
+        let cb = libc::malloc(b.len() * std::mem::size_of::<Anchor>()) as *mut Anchor;
+        assert!(!cu.is_null() && !cb.is_null(), "out of memory returning {} chains", u.len());
+        std::ptr::copy_nonoverlapping(u.as_ptr(), cu, u.len());
+        std::ptr::copy_nonoverlapping(b.as_ptr(), cb, b.len());
+        *out = ChainDpResult { n_chains: u.len() as i32, chains: cu, n_anchors: b.len() as i64, anchors: cb };
+    }
+}
