@@ -3,7 +3,6 @@
 //! Anchors use minimap2's encoding (`mm128_t`): `x = rev<<63 | tid<<32 | tpos`,
 //! `y = flags<<40 | q_span<<32 | q_pos`. Output arrays are `malloc`ed and owned by the caller.
 
-mod oracle;
 pub mod twin;
 
 use crate::{Engine, Error, Result};
@@ -94,9 +93,9 @@ pub fn dp_batch(_engine: &Engine, jobs: &[ChainDpJob], results: &mut [ChainDpRes
             return Err(Error::InvalidArgument(format!("chain job {i}: bad anchor array")));
         }
     }
-    // The GPU kernel lands with the chain engine; until then both backends run the exact CPU path.
+    // The GPU kernel lands with the chain engine; until then both backends run the exact CPU path, the twin.
     crate::engine::par_zip(jobs, results, |j, r| {
-        oracle::lchain_dp(j, r)
+        twin::lchain_dp(j, r)
     });
     Ok(())
 }
