@@ -3,6 +3,7 @@
 //! Jobs and results are `#[repr(C)]` and are the C API's types. A result's CIGAR is `malloc`ed and owned
 //! by the caller (free it with `warpalign_ksw_results_free`), in ksw2's encoding: `len<<4 | op`.
 
+pub mod dump;
 pub mod gpu;
 mod oracle;
 pub mod twin;
@@ -213,6 +214,7 @@ const GPU_MIN_JOBS: usize = 64;
 
 pub fn extd2_batch(engine: &Engine, jobs: &[KswExtd2Job], results: &mut [KswResult]) -> Result<()> {
     check_batch(jobs, results)?;
+    dump::extd2(jobs)?;
     if let Some(rt) = engine.gpu().filter(|_| jobs.len() >= GPU_MIN_JOBS) {
         match gpu::extd2_batch_gpu(rt, jobs, results) {
             Ok(()) => return Ok(()),
@@ -225,12 +227,14 @@ pub fn extd2_batch(engine: &Engine, jobs: &[KswExtd2Job], results: &mut [KswResu
 
 pub fn exts2_batch(_engine: &Engine, jobs: &[KswExts2Job], results: &mut [KswResult]) -> Result<()> {
     check_batch(jobs, results)?;
+    dump::exts2(jobs)?;
     run_cpu(jobs, results);
     Ok(())
 }
 
 pub fn extz2_batch(_engine: &Engine, jobs: &[KswExtz2Job], results: &mut [KswResult]) -> Result<()> {
     check_batch(jobs, results)?;
+    dump::extz2(jobs)?;
     run_cpu(jobs, results);
     Ok(())
 }

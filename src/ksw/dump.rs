@@ -1,0 +1,381 @@
+//! Dump mode: with `WARPALIGN_DUMP=<path>` set, every ksw job submitted to the engine (`extd2_batch`,
+//! `exts2_batch`, `extz2_batch`, after the argument check) is appended to `<path>`, so real workloads can
+//! be replayed (tests/ksw_dumps.rs) and benchmarked (bench/, binary `ksw`). The variable is read once per
+//! process; unset (or empty), the hook costs one atomic load per batch call.
+//!
+//! The file is opened once, in append mode (created when missing); the header is written only when the
+//! file is empty at open, so several runs (or processes, one after the other) may share one file, and
+//! dumps concatenated with `cat` read back as one. Each batch call encodes its jobs into one buffer and
+//! writes it under a mutex, so records from concurrent threads never interleave.
+//!
+//! # Format (version 1, all integers little-endian)
+//!
+//! ```text
+//! header:  8 bytes  magic "WAKSWDMP"
+//!          u32      version (1)
+//!          u32      reserved (0)
+//! record (one per job), 34 fixed bytes then the variable part:
+//!   u8   kind         1 = extd2 (ksw_extd2_sse), 2 = exts2 (ksw_exts2_sse), 3 = extz2 (ksw_extz2_sse)
+//!   i8   m            alphabet size
+//!   i8   q, e         gap open / extend
+//!   i8   q2           extd2, exts2: second gap open (exts2: the intron open); extz2: 0
+//!   i8   e2           extd2: second gap extend; else 0
+//!   i8   noncan       exts2; else 0
+//!   i8   junc_bonus   exts2; else 0
+//!   i8   junc_pen     exts2; else 0
+//!   u8   bits         bit 0: junc present (exts2 with a non-null junc); other bits 0
+//!   i32  w            extd2, extz2: band width; exts2: 0
+//!   i32  zdrop, end_bonus, flag
+//!   i32  qlen, tlen   as submitted (may be <= 0)
+//!   then query  max(qlen,0) bytes, target max(tlen,0) bytes,
+//!        mat    m*m bytes when m > 0, else nothing,
+//!        junc   max(tlen,0) bytes when bit 0 is set.
+//! ```
+//!
+//! `junc` is `tlen` bytes: `ksw_exts2_sse` reads `junc[t]` for `t < tlen` and `junc[t+1]` for
+//! `t < tlen-1`, and minimap2 allocates exactly the target span (align.c, `mm_get_junc`).
+//!
+//! A header may appear again between records (concatenated files); the reader skips it.
+
+use super::{KswExtd2Job, KswExts2Job, KswExtz2Job};
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::Path;
+use std::sync::{Mutex, OnceLock};
+
+pub const MAGIC: &[u8; 8] = b"WAKSWDMP";
+pub const VERSION: u32 = 1;
+const FIXED: usize = 34;
+
+/// Which ksw2 function a dumped job is an argument list of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DumpKind {
+    Extd2 = 1,
+    Exts2 = 2,
+    Extz2 = 3,
+}
+
+impl DumpKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            DumpKind::Extd2 => "extd2",
+            DumpKind::Exts2 => "exts2",
+            DumpKind::Extz2 => "extz2",
+        }
+    }
+}
+
+/// One dumped job, owning its sequences, matrix and junction array.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DumpedJob {
+    pub kind: DumpKind,
+    pub m: i8,
+    pub q: i8,
+    pub e: i8,
+    pub q2: i8,
+    pub e2: i8,
+    pub noncan: i8,
+    pub junc_bonus: i8,
+    pub junc_pen: i8,
+    pub w: i32,
+    pub zdrop: i32,
+    pub end_bonus: i32,
+    pub flag: i32,
+    pub qlen: i32,
+    pub tlen: i32,
+    pub query: Vec<u8>,
+    pub target: Vec<u8>,
+    pub mat: Vec<i8>,
+    pub junc: Option<Vec<u8>>,
+}
+
+fn ptr_u8(v: &[u8], len: i32) -> *const u8 {
+    if len > 0 {
+        v.as_ptr()
+    } else {
+        std::ptr::null()
+    }
+}
+
+impl DumpedJob {
+    fn mat_ptr(&self) -> *const i8 {
+        if self.m > 0 {
+            self.mat.as_ptr()
+        } else {
+            std::ptr::null()
+        }
+    }
+
+    /// The job as submitted, pointing into `self` (which must outlive it); None for another kind.
+    pub fn extd2_job(&self) -> Option<KswExtd2Job> {
+        (self.kind == DumpKind::Extd2).then(|| KswExtd2Job {
+            qlen: self.qlen,
+            query: ptr_u8(&self.query, self.qlen),
+            tlen: self.tlen,
+            target: ptr_u8(&self.target, self.tlen),
+            m: self.m,
+            mat: self.mat_ptr(),
+            q: self.q,
+            e: self.e,
+            q2: self.q2,
+            e2: self.e2,
+            w: self.w,
+            zdrop: self.zdrop,
+            end_bonus: self.end_bonus,
+            flag: self.flag,
+        })
+    }
+
+    /// The job as submitted, pointing into `self` (which must outlive it); None for another kind.
+    pub fn exts2_job(&self) -> Option<KswExts2Job> {
+        (self.kind == DumpKind::Exts2).then(|| KswExts2Job {
+            qlen: self.qlen,
+            query: ptr_u8(&self.query, self.qlen),
+            tlen: self.tlen,
+            target: ptr_u8(&self.target, self.tlen),
+            m: self.m,
+            mat: self.mat_ptr(),
+            q: self.q,
+            e: self.e,
+            q2: self.q2,
+            noncan: self.noncan,
+            zdrop: self.zdrop,
+            end_bonus: self.end_bonus,
+            junc_bonus: self.junc_bonus,
+            junc_pen: self.junc_pen,
+            flag: self.flag,
+            junc: self.junc.as_ref().map_or(std::ptr::null(), |j| j.as_ptr()),
+        })
+    }
+
+    /// The job as submitted, pointing into `self` (which must outlive it); None for another kind.
+    pub fn extz2_job(&self) -> Option<KswExtz2Job> {
+        (self.kind == DumpKind::Extz2).then(|| KswExtz2Job {
+            qlen: self.qlen,
+            query: ptr_u8(&self.query, self.qlen),
+            tlen: self.tlen,
+            target: ptr_u8(&self.target, self.tlen),
+            m: self.m,
+            mat: self.mat_ptr(),
+            q: self.q,
+            e: self.e,
+            w: self.w,
+            zdrop: self.zdrop,
+            end_bonus: self.end_bonus,
+            flag: self.flag,
+        })
+    }
+}
+
+// ---- writer ---------------------------------------------------------------------------------------------
+
+static SINK: OnceLock<Option<Mutex<File>>> = OnceLock::new();
+
+fn open_sink() -> Option<Mutex<File>> {
+    let path = std::env::var_os("WARPALIGN_DUMP").filter(|p| !p.is_empty())?;
+    let open = || -> io::Result<File> {
+        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&path)?;
+        if f.metadata()?.len() == 0 {
+            let mut h = Vec::with_capacity(16);
+            h.extend_from_slice(MAGIC);
+            h.extend_from_slice(&VERSION.to_le_bytes());
+            h.extend_from_slice(&0u32.to_le_bytes());
+            f.write_all(&h)?;
+        }
+        Ok(f)
+    };
+    match open() {
+        Ok(f) => Some(Mutex::new(f)),
+        Err(e) => {
+            // A dump was asked for and cannot be made: say so once and run on without it.
+            eprintln!("[WARNING] warpalign: WARPALIGN_DUMP={}: {e}; not dumping", path.to_string_lossy());
+            None
+        }
+    }
+}
+
+#[inline]
+fn sink() -> Option<&'static Mutex<File>> {
+    SINK.get_or_init(open_sink).as_ref()
+}
+
+/// # Safety
+/// `len` elements at `p` must be readable when `len > 0`.
+unsafe fn put_bytes<T: Copy>(buf: &mut Vec<u8>, p: *const T, len: i64) {
+    if len > 0 && !p.is_null() {
+        let s = std::slice::from_raw_parts(p.cast::<u8>(), len as usize * std::mem::size_of::<T>());
+        buf.extend_from_slice(s);
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn put_fixed(buf: &mut Vec<u8>, kind: DumpKind, m: i8, s8: [i8; 7], bits: u8, w: i32, zdrop: i32, end_bonus: i32, flag: i32, qlen: i32, tlen: i32) {
+    buf.push(kind as u8);
+    buf.push(m as u8);
+    buf.extend(s8.iter().map(|&x| x as u8));
+    buf.push(bits);
+    for x in [w, zdrop, end_bonus, flag, qlen, tlen] {
+        buf.extend_from_slice(&x.to_le_bytes());
+    }
+}
+
+/// # Safety
+/// The job's pointers cover its lengths (the batch entry checked them).
+unsafe fn put_body(buf: &mut Vec<u8>, qlen: i32, query: *const u8, tlen: i32, target: *const u8, m: i8, mat: *const i8) {
+    put_bytes(buf, query, qlen as i64);
+    put_bytes(buf, target, tlen as i64);
+    if m > 0 {
+        put_bytes(buf, mat, m as i64 * m as i64);
+    }
+}
+
+fn write(buf: &[u8]) -> crate::Result<()> {
+    if buf.is_empty() {
+        return Ok(());
+    }
+    let f = sink().expect("dump sink");
+    let mut f = f.lock().unwrap_or_else(|p| p.into_inner());
+    f.write_all(buf).map_err(|e| crate::Error::Internal(format!("WARPALIGN_DUMP: writing: {e}")))
+}
+
+pub(super) fn extd2(jobs: &[KswExtd2Job]) -> crate::Result<()> {
+    if sink().is_none() {
+        return Ok(());
+    }
+    let mut buf = Vec::new();
+    for j in jobs {
+        put_fixed(&mut buf, DumpKind::Extd2, j.m, [j.q, j.e, j.q2, j.e2, 0, 0, 0], 0, j.w, j.zdrop, j.end_bonus, j.flag, j.qlen, j.tlen);
+        // SAFETY: checked by check_batch.
+        unsafe { put_body(&mut buf, j.qlen, j.query, j.tlen, j.target, j.m, j.mat) };
+    }
+    write(&buf)
+}
+
+pub(super) fn exts2(jobs: &[KswExts2Job]) -> crate::Result<()> {
+    if sink().is_none() {
+        return Ok(());
+    }
+    let mut buf = Vec::new();
+    for j in jobs {
+        let has_junc = !j.junc.is_null();
+        put_fixed(
+            &mut buf,
+            DumpKind::Exts2,
+            j.m,
+            [j.q, j.e, j.q2, 0, j.noncan, j.junc_bonus, j.junc_pen],
+            has_junc as u8,
+            0,
+            j.zdrop,
+            j.end_bonus,
+            j.flag,
+            j.qlen,
+            j.tlen,
+        );
+        // SAFETY: checked by check_batch; a non-null junc covers tlen bytes (what ksw_exts2_sse reads).
+        unsafe {
+            put_body(&mut buf, j.qlen, j.query, j.tlen, j.target, j.m, j.mat);
+            if has_junc {
+                put_bytes(&mut buf, j.junc, j.tlen as i64);
+            }
+        }
+    }
+    write(&buf)
+}
+
+pub(super) fn extz2(jobs: &[KswExtz2Job]) -> crate::Result<()> {
+    if sink().is_none() {
+        return Ok(());
+    }
+    let mut buf = Vec::new();
+    for j in jobs {
+        put_fixed(&mut buf, DumpKind::Extz2, j.m, [j.q, j.e, 0, 0, 0, 0, 0], 0, j.w, j.zdrop, j.end_bonus, j.flag, j.qlen, j.tlen);
+        // SAFETY: checked by check_batch.
+        unsafe { put_body(&mut buf, j.qlen, j.query, j.tlen, j.target, j.m, j.mat) };
+    }
+    write(&buf)
+}
+
+// ---- reader ---------------------------------------------------------------------------------------------
+
+fn bad(what: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, what)
+}
+
+/// Parses a dump (see the module doc); a truncated or malformed record is an `InvalidData` error.
+pub fn parse_dump(data: &[u8]) -> io::Result<Vec<DumpedJob>> {
+    let mut jobs = Vec::new();
+    let mut p = 0usize;
+    let mut seen_header = false;
+    while p < data.len() {
+        if data[p..].starts_with(MAGIC) {
+            if data.len() - p < 16 {
+                return Err(bad(format!("truncated header at byte {p}")));
+            }
+            let v = u32::from_le_bytes(data[p + 8..p + 12].try_into().unwrap());
+            if v != VERSION {
+                return Err(bad(format!("dump version {v} at byte {p}, this reader knows {VERSION}")));
+            }
+            p += 16;
+            seen_header = true;
+            continue;
+        }
+        if !seen_header {
+            return Err(bad("not a warpalign ksw dump (no WAKSWDMP header)".into()));
+        }
+        let start = p;
+        if data.len() - p < FIXED {
+            return Err(bad(format!("truncated record at byte {start}")));
+        }
+        let kind = match data[p] {
+            1 => DumpKind::Extd2,
+            2 => DumpKind::Exts2,
+            3 => DumpKind::Extz2,
+            k => return Err(bad(format!("unknown job kind {k} at byte {start}"))),
+        };
+        let s = |i: usize| data[p + 1 + i] as i8;
+        let (m, q, e, q2, e2, noncan, junc_bonus, junc_pen) = (s(0), s(1), s(2), s(3), s(4), s(5), s(6), s(7));
+        let bits = data[p + 9];
+        let i = |k: usize| i32::from_le_bytes(data[p + 10 + 4 * k..p + 14 + 4 * k].try_into().unwrap());
+        let (w, zdrop, end_bonus, flag, qlen, tlen) = (i(0), i(1), i(2), i(3), i(4), i(5));
+        p += FIXED;
+        let mut take = |n: usize| -> io::Result<Vec<u8>> {
+            if data.len() - p < n {
+                return Err(bad(format!("truncated record at byte {start}")));
+            }
+            let v = data[p..p + n].to_vec();
+            p += n;
+            Ok(v)
+        };
+        let query = take(qlen.max(0) as usize)?;
+        let target = take(tlen.max(0) as usize)?;
+        let mat = if m > 0 { take(m as usize * m as usize)?.into_iter().map(|x| x as i8).collect() } else { Vec::new() };
+        let junc = if bits & 1 != 0 { Some(take(tlen.max(0) as usize)?) } else { None };
+        jobs.push(DumpedJob {
+            kind,
+            m,
+            q,
+            e,
+            q2,
+            e2,
+            noncan,
+            junc_bonus,
+            junc_pen,
+            w,
+            zdrop,
+            end_bonus,
+            flag,
+            qlen,
+            tlen,
+            query,
+            target,
+            mat,
+            junc,
+        });
+    }
+    Ok(jobs)
+}
+
+/// Reads a dump file written in dump mode (see the module doc).
+pub fn read_dump(path: impl AsRef<Path>) -> io::Result<Vec<DumpedJob>> {
+    parse_dump(&std::fs::read(path)?)
+}
