@@ -42,6 +42,11 @@ typedef enum warpalign_status {
 typedef struct warpalign_ctx warpalign_ctx;
 
 /**
+ * A speculation cache. Opaque to C; lookups are thread safe.
+ */
+typedef struct warpalign_ksw_cache warpalign_ksw_cache;
+
+/**
  * One anchor, minimap2's `mm128_t`.
  */
 typedef struct warpalign_anchor {
@@ -167,6 +172,43 @@ typedef struct warpalign_ksw_extz2_job {
   int32_t end_bonus;
   int32_t flag;
 } warpalign_ksw_extz2_job;
+
+/**
+ * A speculation cache's counters since they were last taken.
+ */
+typedef struct warpalign_ksw_cache_counters {
+  /**
+   * Calls recorded (distinct).
+   */
+  uint64_t recorded;
+  /**
+   * DP cells of the recorded calls (band-limited `qlen * tlen`).
+   */
+  uint64_t recorded_cells;
+  /**
+   * `compute` calls that had work (rounds).
+   */
+  uint64_t rounds;
+  /**
+   * Recorded calls computed on the GPU / on the CPU.
+   */
+  uint64_t gpu_jobs;
+  uint64_t cpu_jobs;
+  /**
+   * Wall time inside `compute`, nanoseconds.
+   */
+  uint64_t compute_ns;
+  /**
+   * Final-pass (`record = false`) lookups answered / missed.
+   */
+  uint64_t hits;
+  uint64_t misses;
+  /**
+   * Recorded calls no final-pass lookup used (speculation that turned out wrong), counted at `clear`.
+   */
+  uint64_t unused;
+  uint64_t unused_cells;
+} warpalign_ksw_cache_counters;
 
 /**
  * One unconstrained LASTZ `ydrop_one_sided_align` call (no earlier alignment bounds or masks the DP).
@@ -328,6 +370,62 @@ enum warpalign_status warpalign_ksw_extz2_batch(const struct warpalign_ctx *ctx,
  * Frees the CIGARs of `n` results and zeroes them. NULL is ignored.
  */
 void warpalign_ksw_results_free(struct warpalign_ksw_result *results, size_t n);
+
+/**
+ * Creates an empty cache.
+ */
+struct warpalign_ksw_cache *warpalign_ksw_cache_create(void);
+
+/**
+ * Destroys a cache (NULL is ignored); every CIGAR it lent becomes invalid.
+ */
+void warpalign_ksw_cache_destroy(struct warpalign_ksw_cache *cache);
+
+/**
+ * Forgets every call; every CIGAR it lent becomes invalid. No lookup may run meanwhile.
+ */
+void warpalign_ksw_cache_clear(struct warpalign_ksw_cache *cache);
+
+/**
+ * Looks up one `ksw_extd2_sse` call. Returns 1 when it is known: `*out` is overwritten with every output
+ * field (what it held is not freed) and its CIGAR is lent by the cache (do not free it; valid until
+ * `warpalign_ksw_cache_clear`). Returns 0 when unknown, recording the call when `record` is non-zero
+ * (its sequences are copied). Returns -1 on a NULL argument (see warpalign_last_error).
+ */
+int32_t warpalign_ksw_cache_extd2(const struct warpalign_ksw_cache *cache,
+                                  const struct warpalign_ksw_extd2_job *job,
+                                  int32_t record,
+                                  struct warpalign_ksw_result *out);
+
+/**
+ * As warpalign_ksw_cache_extd2, for `ksw_exts2_sse` calls.
+ */
+int32_t warpalign_ksw_cache_exts2(const struct warpalign_ksw_cache *cache,
+                                  const struct warpalign_ksw_exts2_job *job,
+                                  int32_t record,
+                                  struct warpalign_ksw_result *out);
+
+/**
+ * As warpalign_ksw_cache_extd2, for `ksw_extz2_sse` calls.
+ */
+int32_t warpalign_ksw_cache_extz2(const struct warpalign_ksw_cache *cache,
+                                  const struct warpalign_ksw_extz2_job *job,
+                                  int32_t record,
+                                  struct warpalign_ksw_result *out);
+
+/**
+ * Computes every recorded call (one batch per kind, on the context's backend); `*n_computed` (may be
+ * NULL) gets how many. Zero means a further record pass would find nothing new.
+ */
+enum warpalign_status warpalign_ksw_cache_compute(const struct warpalign_ctx *ctx,
+                                                  const struct warpalign_ksw_cache *cache,
+                                                  size_t *n_computed);
+
+/**
+ * Writes the counters accumulated since the last call into `*out` and resets them.
+ */
+void warpalign_ksw_cache_stats(const struct warpalign_ksw_cache *cache,
+                               struct warpalign_ksw_cache_counters *out);
 
 /**
  * Runs `n` unconstrained LASTZ `ydrop_one_sided_align` jobs (see warpalign_ydrop_job for the sequence

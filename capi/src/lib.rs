@@ -6,6 +6,7 @@
 
 mod chain;
 mod ksw;
+mod ksw_cache;
 mod ydrop;
 
 use std::cell::RefCell;

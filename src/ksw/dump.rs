@@ -238,59 +238,47 @@ fn write(buf: &[u8]) -> crate::Result<()> {
     f.write_all(buf).map_err(|e| crate::Error::Internal(format!("WARPALIGN_DUMP: writing: {e}")))
 }
 
-pub(super) fn extd2(jobs: &[KswExtd2Job]) -> crate::Result<()> {
-    if sink().is_none() {
-        return Ok(());
-    }
-    let mut buf = Vec::new();
-    for j in jobs {
-        put_fixed(&mut buf, DumpKind::Extd2, j.m, [j.q, j.e, j.q2, j.e2, 0, 0, 0], 0, j.w, j.zdrop, j.end_bonus, j.flag, j.qlen, j.tlen);
-        // SAFETY: checked by check_batch.
-        unsafe { put_body(&mut buf, j.qlen, j.query, j.tlen, j.target, j.m, j.mat) };
-    }
-    write(&buf)
+/// Appends the job's record (the format above) to `buf`.
+///
+/// # Safety
+/// The job's pointers cover its lengths (as a batch entry's argument check guarantees).
+pub(super) unsafe fn encode_extd2(buf: &mut Vec<u8>, j: &KswExtd2Job) {
+    put_fixed(buf, DumpKind::Extd2, j.m, [j.q, j.e, j.q2, j.e2, 0, 0, 0], 0, j.w, j.zdrop, j.end_bonus, j.flag, j.qlen, j.tlen);
+    put_body(buf, j.qlen, j.query, j.tlen, j.target, j.m, j.mat);
 }
 
-pub(super) fn exts2(jobs: &[KswExts2Job]) -> crate::Result<()> {
-    if sink().is_none() {
-        return Ok(());
+/// As [`encode_extd2`]; a non-null `junc` covers `tlen` bytes (what ksw_exts2_sse reads).
+///
+/// # Safety
+/// As [`encode_extd2`].
+pub(super) unsafe fn encode_exts2(buf: &mut Vec<u8>, j: &KswExts2Job) {
+    let has_junc = !j.junc.is_null();
+    let s8 = [j.q, j.e, j.q2, 0, j.noncan, j.junc_bonus, j.junc_pen];
+    put_fixed(buf, DumpKind::Exts2, j.m, s8, has_junc as u8, 0, j.zdrop, j.end_bonus, j.flag, j.qlen, j.tlen);
+    put_body(buf, j.qlen, j.query, j.tlen, j.target, j.m, j.mat);
+    if has_junc {
+        put_bytes(buf, j.junc, j.tlen as i64);
     }
-    let mut buf = Vec::new();
-    for j in jobs {
-        let has_junc = !j.junc.is_null();
-        put_fixed(
-            &mut buf,
-            DumpKind::Exts2,
-            j.m,
-            [j.q, j.e, j.q2, 0, j.noncan, j.junc_bonus, j.junc_pen],
-            has_junc as u8,
-            0,
-            j.zdrop,
-            j.end_bonus,
-            j.flag,
-            j.qlen,
-            j.tlen,
-        );
-        // SAFETY: checked by check_batch; a non-null junc covers tlen bytes (what ksw_exts2_sse reads).
-        unsafe {
-            put_body(&mut buf, j.qlen, j.query, j.tlen, j.target, j.m, j.mat);
-            if has_junc {
-                put_bytes(&mut buf, j.junc, j.tlen as i64);
-            }
-        }
-    }
-    write(&buf)
 }
 
-pub(super) fn extz2(jobs: &[KswExtz2Job]) -> crate::Result<()> {
+/// As [`encode_extd2`].
+///
+/// # Safety
+/// As [`encode_extd2`].
+pub(super) unsafe fn encode_extz2(buf: &mut Vec<u8>, j: &KswExtz2Job) {
+    put_fixed(buf, DumpKind::Extz2, j.m, [j.q, j.e, 0, 0, 0, 0, 0], 0, j.w, j.zdrop, j.end_bonus, j.flag, j.qlen, j.tlen);
+    put_body(buf, j.qlen, j.query, j.tlen, j.target, j.m, j.mat);
+}
+
+/// Dumps a checked batch when dump mode is on.
+pub(super) fn dump<J>(jobs: &[J], encode: unsafe fn(&mut Vec<u8>, &J)) -> crate::Result<()> {
     if sink().is_none() {
         return Ok(());
     }
     let mut buf = Vec::new();
     for j in jobs {
-        put_fixed(&mut buf, DumpKind::Extz2, j.m, [j.q, j.e, 0, 0, 0, 0, 0], 0, j.w, j.zdrop, j.end_bonus, j.flag, j.qlen, j.tlen);
-        // SAFETY: checked by check_batch.
-        unsafe { put_body(&mut buf, j.qlen, j.query, j.tlen, j.target, j.m, j.mat) };
+        // SAFETY: the batch entry checked the jobs before dumping them.
+        unsafe { encode(&mut buf, j) };
     }
     write(&buf)
 }
@@ -299,6 +287,39 @@ pub(super) fn extz2(jobs: &[KswExtz2Job]) -> crate::Result<()> {
 
 fn bad(what: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, what)
+}
+
+/// Decodes the record at the start of `data` (no header), returning it and its length in bytes.
+pub fn decode_record(data: &[u8]) -> Result<(DumpedJob, usize), String> {
+    if data.len() < FIXED {
+        return Err("truncated record".into());
+    }
+    let kind = match data[0] {
+        1 => DumpKind::Extd2,
+        2 => DumpKind::Exts2,
+        3 => DumpKind::Extz2,
+        k => return Err(format!("unknown job kind {k}")),
+    };
+    let s = |i: usize| data[1 + i] as i8;
+    let (m, q, e, q2, e2, noncan, junc_bonus, junc_pen) = (s(0), s(1), s(2), s(3), s(4), s(5), s(6), s(7));
+    let bits = data[9];
+    let i = |k: usize| i32::from_le_bytes(data[10 + 4 * k..14 + 4 * k].try_into().unwrap());
+    let (w, zdrop, end_bonus, flag, qlen, tlen) = (i(0), i(1), i(2), i(3), i(4), i(5));
+    let mut p = FIXED;
+    let mut take = |n: usize| -> Result<Vec<u8>, String> {
+        if data.len() - p < n {
+            return Err("truncated record".into());
+        }
+        let v = data[p..p + n].to_vec();
+        p += n;
+        Ok(v)
+    };
+    let query = take(qlen.max(0) as usize)?;
+    let target = take(tlen.max(0) as usize)?;
+    let mat = if m > 0 { take(m as usize * m as usize)?.into_iter().map(|x| x as i8).collect() } else { Vec::new() };
+    let junc = if bits & 1 != 0 { Some(take(tlen.max(0) as usize)?) } else { None };
+    let job = DumpedJob { kind, m, q, e, q2, e2, noncan, junc_bonus, junc_pen, w, zdrop, end_bonus, flag, qlen, tlen, query, target, mat, junc };
+    Ok((job, p))
 }
 
 /// Parses a dump (see the module doc); a truncated or malformed record is an `InvalidData` error.
@@ -322,55 +343,9 @@ pub fn parse_dump(data: &[u8]) -> io::Result<Vec<DumpedJob>> {
         if !seen_header {
             return Err(bad("not a warpalign ksw dump (no WAKSWDMP header)".into()));
         }
-        let start = p;
-        if data.len() - p < FIXED {
-            return Err(bad(format!("truncated record at byte {start}")));
-        }
-        let kind = match data[p] {
-            1 => DumpKind::Extd2,
-            2 => DumpKind::Exts2,
-            3 => DumpKind::Extz2,
-            k => return Err(bad(format!("unknown job kind {k} at byte {start}"))),
-        };
-        let s = |i: usize| data[p + 1 + i] as i8;
-        let (m, q, e, q2, e2, noncan, junc_bonus, junc_pen) = (s(0), s(1), s(2), s(3), s(4), s(5), s(6), s(7));
-        let bits = data[p + 9];
-        let i = |k: usize| i32::from_le_bytes(data[p + 10 + 4 * k..p + 14 + 4 * k].try_into().unwrap());
-        let (w, zdrop, end_bonus, flag, qlen, tlen) = (i(0), i(1), i(2), i(3), i(4), i(5));
-        p += FIXED;
-        let mut take = |n: usize| -> io::Result<Vec<u8>> {
-            if data.len() - p < n {
-                return Err(bad(format!("truncated record at byte {start}")));
-            }
-            let v = data[p..p + n].to_vec();
-            p += n;
-            Ok(v)
-        };
-        let query = take(qlen.max(0) as usize)?;
-        let target = take(tlen.max(0) as usize)?;
-        let mat = if m > 0 { take(m as usize * m as usize)?.into_iter().map(|x| x as i8).collect() } else { Vec::new() };
-        let junc = if bits & 1 != 0 { Some(take(tlen.max(0) as usize)?) } else { None };
-        jobs.push(DumpedJob {
-            kind,
-            m,
-            q,
-            e,
-            q2,
-            e2,
-            noncan,
-            junc_bonus,
-            junc_pen,
-            w,
-            zdrop,
-            end_bonus,
-            flag,
-            qlen,
-            tlen,
-            query,
-            target,
-            mat,
-            junc,
-        });
+        let (job, used) = decode_record(&data[p..]).map_err(|e| bad(format!("{e} at byte {p}")))?;
+        jobs.push(job);
+        p += used;
     }
     Ok(jobs)
 }

@@ -3,12 +3,13 @@
 //! Jobs and results are `#[repr(C)]` and are the C API's types. A result's CIGAR is `malloc`ed and owned
 //! by the caller (free it with `warpalign_ksw_results_free`), in ksw2's encoding: `len<<4 | op`.
 
+pub mod cache;
 pub mod dump;
 pub mod gpu;
 mod oracle;
 pub mod twin;
 
-use crate::{Engine, Error, Result};
+use crate::{Backend, Engine, Error, Result};
 
 /// ksw2 flags, as in minimap2's ksw2.h.
 pub mod flag {
@@ -213,28 +214,33 @@ fn run_cpu<J: KswJob>(jobs: &[J], results: &mut [KswResult]) {
 const GPU_MIN_JOBS: usize = 64;
 
 pub fn extd2_batch(engine: &Engine, jobs: &[KswExtd2Job], results: &mut [KswResult]) -> Result<()> {
+    extd2_run(engine, jobs, results).map(|_| ())
+}
+
+/// [`extd2_batch`], saying which backend ran the batch.
+fn extd2_run(engine: &Engine, jobs: &[KswExtd2Job], results: &mut [KswResult]) -> Result<Backend> {
     check_batch(jobs, results)?;
-    dump::extd2(jobs)?;
+    dump::dump(jobs, dump::encode_extd2)?;
     if let Some(rt) = engine.gpu().filter(|_| jobs.len() >= GPU_MIN_JOBS) {
         match gpu::extd2_batch_gpu(rt, jobs, results) {
-            Ok(()) => return Ok(()),
+            Ok(()) => return Ok(Backend::Gpu),
             Err(e) => crate::engine::gpu_failed_notice(&e),
         }
     }
     run_cpu(jobs, results);
-    Ok(())
+    Ok(Backend::Cpu)
 }
 
 pub fn exts2_batch(_engine: &Engine, jobs: &[KswExts2Job], results: &mut [KswResult]) -> Result<()> {
     check_batch(jobs, results)?;
-    dump::exts2(jobs)?;
+    dump::dump(jobs, dump::encode_exts2)?;
     run_cpu(jobs, results);
     Ok(())
 }
 
 pub fn extz2_batch(_engine: &Engine, jobs: &[KswExtz2Job], results: &mut [KswResult]) -> Result<()> {
     check_batch(jobs, results)?;
-    dump::extz2(jobs)?;
+    dump::dump(jobs, dump::encode_extz2)?;
     run_cpu(jobs, results);
     Ok(())
 }

@@ -3,6 +3,7 @@
 
   gen_reads.py sr     REF.fa[.gz] OUT_PREFIX   -> OUT_PREFIX_1.fq, OUT_PREFIX_2.fq
   gen_reads.py splice REF.fa[.gz] OUT_PREFIX   -> OUT_PREFIX.genome.fa, OUT_PREFIX.reads.fa
+  gen_reads.py hifi   REF.fa[.gz] OUT_PREFIX   -> OUT_PREFIX.fq
 
 The sequence comes from real genomes; only the sampling and the errors are
 synthetic. Every random choice goes through random.Random(seed).random(), whose
@@ -144,7 +145,24 @@ def gen_splice(ref, prefix, genes=150, seed=13):
                 write_fasta(f, "tx%d_%d" % (gi, k), r)
 
 
+def gen_hifi(ref, prefix, reads=200, seed=17):
+    """PacBio HiFi-like reads (no public HiFi set is in the shared data): 8-20 kb, either strand,
+    ~0.3% errors, mostly 1 bp indels as in HiFi homopolymers."""
+    rng = Rng(seed)
+    g = read_first_seq(ref)
+    with open(prefix + ".fq", "w") as f:
+        for i in range(reads):
+            rlen = rng.int(8000, 20000)
+            start = rng.int(0, len(g) - rlen)
+            r = g[start:start + rlen]
+            if rng.unif() < 0.5:
+                r = revcomp(r)
+            r = mutate(rng, r, 0.0005, 0.00125, 0.00125)
+            f.write("@hifi%d\n%s\n+\n%s\n" % (i, r, "~" * len(r)))
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 4 or sys.argv[1] not in ("sr", "splice"):
+    gens = {"sr": gen_sr, "splice": gen_splice, "hifi": gen_hifi}
+    if len(sys.argv) != 4 or sys.argv[1] not in gens:
         sys.exit(__doc__)
-    {"sr": gen_sr, "splice": gen_splice}[sys.argv[1]](sys.argv[2], sys.argv[3])
+    gens[sys.argv[1]](sys.argv[2], sys.argv[3])

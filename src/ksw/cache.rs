@@ -1,0 +1,292 @@
+//! The ksw scheduler: a speculation cache that lets a tool keep its own control flow and still run its ksw
+//! calls as large batches (on the GPU when there is one).
+//!
+//! 1. Record passes: the tool runs its unchanged control flow and asks the cache for every call
+//!    ([`KswCache::get_extd2`] etc. with `record = true`). A known call is answered exactly; an unknown one
+//!    is recorded and the tool goes on with a stand-in result of its own, so later calls that depend on it
+//!    may be guesses (recorded too, possibly wasted work).
+//! 2. [`KswCache::compute`] runs every recorded call, one batch per kind.
+//! 3. More record passes find the calls that depended on earlier answers; then the final pass asks with
+//!    `record = false` and computes its rare misses itself. Its output is exact by construction: every
+//!    answer is the engine's result for exactly the bytes the call passed (the key is the whole call,
+//!    compared byte for byte, not a hash of it).
+//!
+//! Answers stay until [`KswCache::clear`]; an answer's CIGAR is lent to the caller until then.
+
+use super::dump::{self, DumpKind};
+use super::{KswExtd2Job, KswExts2Job, KswExtz2Job, KswResult};
+use crate::{Backend, Engine, Result};
+use std::cell::RefCell;
+use std::collections::hash_map::{DefaultHasher, Entry};
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
+use std::time::Instant;
+
+const SHARDS: usize = 64;
+
+/// A computed call: every output field, the CIGAR owned here.
+struct Answer {
+    fields: [i32; 10],
+    cigar: Box<[u32]>,
+    used: bool,
+}
+
+enum Slot {
+    Pending,
+    Done(Answer),
+}
+
+/// A speculation cache's counters since they were last taken.
+#[repr(C)]
+#[derive(Debug, Default, Clone, Copy)]
+pub struct KswCacheStats {
+    /// Calls recorded (distinct).
+    pub recorded: u64,
+    /// DP cells of the recorded calls (band-limited `qlen * tlen`).
+    pub recorded_cells: u64,
+    /// `compute` calls that had work (rounds).
+    pub rounds: u64,
+    /// Recorded calls computed on the GPU / on the CPU.
+    pub gpu_jobs: u64,
+    pub cpu_jobs: u64,
+    /// Wall time inside `compute`, nanoseconds.
+    pub compute_ns: u64,
+    /// Final-pass (`record = false`) lookups answered / missed.
+    pub hits: u64,
+    pub misses: u64,
+    /// Recorded calls no final-pass lookup used (speculation that turned out wrong), counted at `clear`.
+    pub unused: u64,
+    pub unused_cells: u64,
+}
+
+#[derive(Default)]
+struct Counters {
+    recorded: AtomicU64,
+    recorded_cells: AtomicU64,
+    rounds: AtomicU64,
+    gpu_jobs: AtomicU64,
+    cpu_jobs: AtomicU64,
+    compute_ns: AtomicU64,
+    hits: AtomicU64,
+    misses: AtomicU64,
+    unused: AtomicU64,
+    unused_cells: AtomicU64,
+}
+
+pub struct KswCache {
+    shards: Box<[Mutex<HashMap<Box<[u8]>, Slot>>]>,
+    counters: Counters,
+}
+
+impl Default for KswCache {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+thread_local! {
+    static KEY: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// DP cells of a call inside its band (`w < 0` or no band: the whole matrix); ignores Z-drop.
+pub fn band_cells(qlen: i32, tlen: i32, w: i32) -> u64 {
+    if qlen <= 0 || tlen <= 0 {
+        return 0;
+    }
+    let (q, t) = (qlen as i64, tlen as i64);
+    if w < 0 || w as i64 >= q.max(t) {
+        return (q * t) as u64;
+    }
+    let w = w as i64;
+    // Rows i of the target with columns max(0, i-w) ..= min(q-1, i+w).
+    let row = |i: i64| ((i + w).min(q - 1) - (i - w).max(0) + 1).max(0);
+    let (full_from, full_to) = (w, (q - 1 - w).min(t - 1)); // rows whose band is 2w+1 wide
+    if full_from > full_to {
+        return (0..t).map(row).sum::<i64>() as u64;
+    }
+    let edges: i64 = (0..full_from).chain(full_to + 1..t).map(row).sum();
+    (edges + (full_to - full_from + 1) * (2 * w + 1)) as u64
+}
+
+fn key_cells(key: &[u8]) -> u64 {
+    let i = |k: usize| i32::from_le_bytes(key[10 + 4 * k..14 + 4 * k].try_into().unwrap());
+    let (w, qlen, tlen) = (i(0), i(4), i(5));
+    band_cells(qlen, tlen, if key[0] == DumpKind::Exts2 as u8 { -1 } else { w })
+}
+
+impl KswCache {
+    pub fn new() -> Self {
+        KswCache { shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(), counters: Counters::default() }
+    }
+
+    fn shard(&self, key: &[u8]) -> &Mutex<HashMap<Box<[u8]>, Slot>> {
+        let mut h = DefaultHasher::new();
+        key.hash(&mut h);
+        &self.shards[h.finish() as usize % SHARDS]
+    }
+
+    /// Answers the encoded call into `out` (its CIGAR lent until `clear`) and returns true; or returns
+    /// false, recording the call when `record`.
+    fn get(&self, key: &[u8], record: bool, out: &mut KswResult) -> bool {
+        let mut map = self.shard(key).lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(Slot::Done(a)) = map.get_mut(key) {
+            let f = a.fields;
+            *out = KswResult {
+                max: f[0] as u32,
+                zdropped: f[1],
+                max_q: f[2],
+                max_t: f[3],
+                mqe: f[4],
+                mqe_t: f[5],
+                mte: f[6],
+                mte_q: f[7],
+                score: f[8],
+                reach_end: f[9],
+                n_cigar: a.cigar.len() as i32,
+                cigar: if a.cigar.is_empty() { std::ptr::null_mut() } else { a.cigar.as_ptr() as *mut u32 },
+            };
+            if !record {
+                a.used = true;
+                self.counters.hits.fetch_add(1, Relaxed);
+            }
+            return true;
+        }
+        if record {
+            if let Entry::Vacant(v) = map.entry(key.into()) {
+                self.counters.recorded.fetch_add(1, Relaxed);
+                self.counters.recorded_cells.fetch_add(key_cells(key), Relaxed);
+                v.insert(Slot::Pending);
+            }
+        } else {
+            self.counters.misses.fetch_add(1, Relaxed);
+        }
+        false
+    }
+
+    fn get_encoded<J>(&self, job: &J, record: bool, out: &mut KswResult, encode: unsafe fn(&mut Vec<u8>, &J)) -> bool {
+        KEY.with(|k| {
+            let mut k = k.borrow_mut();
+            k.clear();
+            // SAFETY: the caller guarantees the job's pointers cover its lengths.
+            unsafe { encode(&mut k, job) };
+            self.get(&k, record, out)
+        })
+    }
+
+    /// Looks a `ksw_extd2_sse` call up (see the module doc). On a hit `out` is overwritten without freeing
+    /// what it held, and its CIGAR belongs to the cache: do not free it; it is valid until `clear`.
+    ///
+    /// # Safety
+    /// The job's pointers cover its lengths (as for a batch call).
+    pub unsafe fn get_extd2(&self, job: &KswExtd2Job, record: bool, out: &mut KswResult) -> bool {
+        self.get_encoded(job, record, out, dump::encode_extd2)
+    }
+
+    /// As [`KswCache::get_extd2`], for `ksw_exts2_sse`.
+    ///
+    /// # Safety
+    /// As [`KswCache::get_extd2`].
+    pub unsafe fn get_exts2(&self, job: &KswExts2Job, record: bool, out: &mut KswResult) -> bool {
+        self.get_encoded(job, record, out, dump::encode_exts2)
+    }
+
+    /// As [`KswCache::get_extd2`], for `ksw_extz2_sse`.
+    ///
+    /// # Safety
+    /// As [`KswCache::get_extd2`].
+    pub unsafe fn get_extz2(&self, job: &KswExtz2Job, record: bool, out: &mut KswResult) -> bool {
+        self.get_encoded(job, record, out, dump::encode_extz2)
+    }
+
+    /// Computes every recorded call, one batch per kind; returns how many it computed. Lookups may run
+    /// meanwhile (they see the recorded calls as unknown until their batch is done).
+    pub fn compute(&self, engine: &Engine) -> Result<usize> {
+        let t0 = Instant::now();
+        let mut keys: Vec<Box<[u8]>> = Vec::new();
+        for s in self.shards.iter() {
+            let map = s.lock().unwrap_or_else(|p| p.into_inner());
+            keys.extend(map.iter().filter(|(_, v)| matches!(v, Slot::Pending)).map(|(k, _)| k.clone()));
+        }
+        if keys.is_empty() {
+            return Ok(0);
+        }
+        let jobs: Vec<dump::DumpedJob> = keys
+            .iter()
+            .map(|k| dump::decode_record(k).map(|(j, _)| j).map_err(|e| crate::Error::Internal(format!("ksw cache: {e}"))))
+            .collect::<Result<_>>()?;
+        let mut results: Vec<KswResult> = (0..jobs.len()).map(|_| KswResult::EMPTY).collect();
+        for kind in [DumpKind::Extd2, DumpKind::Exts2, DumpKind::Extz2] {
+            let idx: Vec<usize> = (0..jobs.len()).filter(|&i| jobs[i].kind == kind).collect();
+            if idx.is_empty() {
+                continue;
+            }
+            let mut out: Vec<KswResult> = (0..idx.len()).map(|_| KswResult::EMPTY).collect();
+            let backend = match kind {
+                DumpKind::Extd2 => {
+                    let js: Vec<KswExtd2Job> = idx.iter().map(|&i| jobs[i].extd2_job().unwrap()).collect();
+                    super::extd2_run(engine, &js, &mut out)?
+                }
+                DumpKind::Exts2 => {
+                    let js: Vec<KswExts2Job> = idx.iter().map(|&i| jobs[i].exts2_job().unwrap()).collect();
+                    super::exts2_batch(engine, &js, &mut out)?;
+                    Backend::Cpu
+                }
+                DumpKind::Extz2 => {
+                    let js: Vec<KswExtz2Job> = idx.iter().map(|&i| jobs[i].extz2_job().unwrap()).collect();
+                    super::extz2_batch(engine, &js, &mut out)?;
+                    Backend::Cpu
+                }
+            };
+            let counter = if backend == Backend::Gpu { &self.counters.gpu_jobs } else { &self.counters.cpu_jobs };
+            counter.fetch_add(idx.len() as u64, Relaxed);
+            for (i, r) in idx.into_iter().zip(out) {
+                results[i] = r;
+            }
+        }
+        for (k, mut r) in keys.into_iter().zip(results) {
+            let f = [r.max as i32, r.zdropped, r.max_q, r.max_t, r.mqe, r.mqe_t, r.mte, r.mte_q, r.score, r.reach_end];
+            let answer = Answer { fields: f, cigar: r.cigar().into(), used: false };
+            r.release();
+            let mut map = self.shard(&k).lock().unwrap_or_else(|p| p.into_inner());
+            map.insert(k, Slot::Done(answer));
+        }
+        self.counters.rounds.fetch_add(1, Relaxed);
+        self.counters.compute_ns.fetch_add(t0.elapsed().as_nanos() as u64, Relaxed);
+        Ok(jobs.len())
+    }
+
+    /// Forgets every call (ends a batch of the tool); no lent CIGAR may be in use. Counts the unused ones.
+    pub fn clear(&self) {
+        for s in self.shards.iter() {
+            let mut map = s.lock().unwrap_or_else(|p| p.into_inner());
+            for (k, v) in map.iter() {
+                if !matches!(v, Slot::Done(Answer { used: true, .. })) {
+                    self.counters.unused.fetch_add(1, Relaxed);
+                    self.counters.unused_cells.fetch_add(key_cells(k), Relaxed);
+                }
+            }
+            map.clear();
+            map.shrink_to_fit();
+        }
+    }
+
+    /// The counters since the last call, reset.
+    pub fn take_stats(&self) -> KswCacheStats {
+        let c = &self.counters;
+        let t = |a: &AtomicU64| a.swap(0, Relaxed);
+        KswCacheStats {
+            recorded: t(&c.recorded),
+            recorded_cells: t(&c.recorded_cells),
+            rounds: t(&c.rounds),
+            gpu_jobs: t(&c.gpu_jobs),
+            cpu_jobs: t(&c.cpu_jobs),
+            compute_ns: t(&c.compute_ns),
+            hits: t(&c.hits),
+            misses: t(&c.misses),
+            unused: t(&c.unused),
+            unused_cells: t(&c.unused_cells),
+        }
+    }
+}

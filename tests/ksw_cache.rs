@@ -1,0 +1,74 @@
+//! The ksw speculation cache (src/ksw/cache.rs): recorded calls, once computed, are answered with exactly
+//! what a direct batch call gives; unknown calls miss; a call is keyed by all of its bytes.
+
+mod common;
+
+use common::ksw_cases::random_case;
+use common::Rng;
+use warpalign::ksw::cache::KswCache;
+use warpalign::ksw::{extd2_batch, KswExtd2Job, KswResult};
+use warpalign::Engine;
+
+type Fields = (u32, [i32; 10], Vec<u32>);
+
+fn fields(r: &KswResult) -> Fields {
+    (r.max, [r.zdropped, r.max_q, r.max_t, r.mqe, r.mqe_t, r.mte, r.mte_q, r.score, r.reach_end, r.n_cigar], r.cigar().to_vec())
+}
+
+#[test]
+fn answers_equal_direct_batch_results() {
+    let engine = Engine::cpu();
+    let mut rng = Rng::new(41);
+    let cases: Vec<_> = (0..400).map(|_| random_case(&mut rng)).collect();
+    let jobs: Vec<KswExtd2Job> = cases.iter().map(|c| c.job()).collect();
+    let mut direct: Vec<KswResult> = (0..jobs.len()).map(|_| KswResult::EMPTY).collect();
+    extd2_batch(&engine, &jobs, &mut direct).unwrap();
+
+    let cache = KswCache::new();
+    let mut out = KswResult::EMPTY;
+    for j in &jobs {
+        // SAFETY: the job points into `cases`, alive here.
+        assert!(!unsafe { cache.get_extd2(j, true, &mut out) }, "nothing is known before compute");
+    }
+    let distinct = cache.take_stats().recorded as usize;
+    assert!(distinct <= jobs.len() && distinct > jobs.len() / 2);
+    assert_eq!(cache.compute(&engine).unwrap(), distinct);
+    assert_eq!(cache.compute(&engine).unwrap(), 0, "a second compute finds nothing new");
+    for (j, d) in jobs.iter().zip(&direct) {
+        // SAFETY: as above.
+        assert!(unsafe { cache.get_extd2(j, false, &mut out) });
+        assert_eq!(fields(&out), fields(d));
+    }
+    let s = cache.take_stats();
+    assert_eq!((s.hits, s.misses, s.rounds), (jobs.len() as u64, 0, 1));
+    direct.iter_mut().for_each(KswResult::release);
+}
+
+#[test]
+fn keyed_by_every_byte() {
+    let engine = Engine::cpu();
+    let mut rng = Rng::new(43);
+    let case = random_case(&mut rng);
+    let job = case.job();
+    let cache = KswCache::new();
+    let mut out = KswResult::EMPTY;
+    // SAFETY: jobs point into `case` / `query`, alive here.
+    unsafe {
+        assert!(!cache.get_extd2(&job, true, &mut out));
+        cache.compute(&engine).unwrap();
+        assert!(cache.get_extd2(&job, false, &mut out));
+        let other_zdrop = KswExtd2Job { zdrop: job.zdrop + 1, ..job };
+        assert!(!cache.get_extd2(&other_zdrop, false, &mut out));
+        if job.qlen > 0 {
+            let mut query = std::slice::from_raw_parts(job.query, job.qlen as usize).to_vec();
+            let last = query.len() - 1;
+            query[last] = (query[last] + 1) % 5;
+            let other_base = KswExtd2Job { query: query.as_ptr(), ..job };
+            assert!(!cache.get_extd2(&other_base, false, &mut out));
+        }
+        cache.clear();
+        assert!(!cache.get_extd2(&job, false, &mut out), "clear forgets every answer");
+    }
+    let s = cache.take_stats();
+    assert_eq!((s.recorded, s.hits, s.unused), (1, 1, 0));
+}
