@@ -78,6 +78,8 @@ struct Counters {
 pub struct KswCache {
     shards: Box<[Mutex<HashMap<Box<[u8]>, Slot>>]>,
     counters: Counters,
+    /// Share of a round's extd2 cells the GPU gets, from the rates both sides had last round.
+    gpu_share: Mutex<f64>,
 }
 
 impl Default for KswCache {
@@ -118,7 +120,11 @@ fn key_cells(key: &[u8]) -> u64 {
 
 impl KswCache {
     pub fn new() -> Self {
-        KswCache { shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(), counters: Counters::default() }
+        KswCache {
+            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            counters: Counters::default(),
+            gpu_share: Mutex::new(0.5),
+        }
     }
 
     fn shard(&self, key: &[u8]) -> &Mutex<HashMap<Box<[u8]>, Slot>> {
@@ -223,24 +229,24 @@ impl KswCache {
                 continue;
             }
             let mut out: Vec<KswResult> = (0..idx.len()).map(|_| KswResult::EMPTY).collect();
-            let backend = match kind {
+            let (on_gpu, on_cpu) = match kind {
                 DumpKind::Extd2 => {
                     let js: Vec<KswExtd2Job> = idx.iter().map(|&i| jobs[i].extd2_job().unwrap()).collect();
-                    super::extd2_run(engine, &js, &mut out)?
+                    self.extd2_split(engine, &js, &mut out)?
                 }
                 DumpKind::Exts2 => {
                     let js: Vec<KswExts2Job> = idx.iter().map(|&i| jobs[i].exts2_job().unwrap()).collect();
                     super::exts2_batch(engine, &js, &mut out)?;
-                    Backend::Cpu
+                    (0, js.len())
                 }
                 DumpKind::Extz2 => {
                     let js: Vec<KswExtz2Job> = idx.iter().map(|&i| jobs[i].extz2_job().unwrap()).collect();
                     super::extz2_batch(engine, &js, &mut out)?;
-                    Backend::Cpu
+                    (0, js.len())
                 }
             };
-            let counter = if backend == Backend::Gpu { &self.counters.gpu_jobs } else { &self.counters.cpu_jobs };
-            counter.fetch_add(idx.len() as u64, Relaxed);
+            self.counters.gpu_jobs.fetch_add(on_gpu as u64, Relaxed);
+            self.counters.cpu_jobs.fetch_add(on_cpu as u64, Relaxed);
             for (i, r) in idx.into_iter().zip(out) {
                 results[i] = r;
             }
@@ -255,6 +261,61 @@ impl KswCache {
         self.counters.rounds.fetch_add(1, Relaxed);
         self.counters.compute_ns.fetch_add(t0.elapsed().as_nanos() as u64, Relaxed);
         Ok(jobs.len())
+    }
+
+    /// Runs extd2 jobs on the GPU and the CPU twin at once, splitting the cells by the rates both sides
+    /// had last round (both are exact, so the split changes only the time). Returns (GPU jobs, CPU jobs).
+    fn extd2_split(&self, engine: &Engine, jobs: &[KswExtd2Job], out: &mut [KswResult]) -> Result<(usize, usize)> {
+        if engine.gpu().is_none() || jobs.len() < 2 * super::GPU_MIN_JOBS {
+            return match super::extd2_run(engine, jobs, out)? {
+                Backend::Gpu => Ok((jobs.len(), 0)),
+                Backend::Cpu => Ok((0, jobs.len())),
+            };
+        }
+        let share = *self.gpu_share.lock().unwrap_or_else(|p| p.into_inner());
+        let cells: Vec<u64> = jobs.iter().map(|j| band_cells(j.qlen, j.tlen, j.w).max(1)).collect();
+        let mut order: Vec<usize> = (0..jobs.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(cells[i]));
+        // Largest first, each job to the side furthest below its share: both get a mix of sizes.
+        let (mut to_gpu, mut to_cpu) = (Vec::new(), Vec::new());
+        let (mut gpu_cells, mut all_cells) = (0u64, 0u64);
+        for i in order {
+            all_cells += cells[i];
+            if (gpu_cells as f64) < share * all_cells as f64 {
+                gpu_cells += cells[i];
+                to_gpu.push(i);
+            } else {
+                to_cpu.push(i);
+            }
+        }
+        let pick = |ix: &[usize]| ix.iter().map(|&i| jobs[i]).collect::<Vec<_>>();
+        let (gpu_jobs, cpu_jobs) = (pick(&to_gpu), pick(&to_cpu));
+        let mut gpu_out: Vec<KswResult> = (0..gpu_jobs.len()).map(|_| KswResult::EMPTY).collect();
+        let mut cpu_out: Vec<KswResult> = (0..cpu_jobs.len()).map(|_| KswResult::EMPTY).collect();
+        let timed = |f: &mut dyn FnMut() -> Result<Backend>| {
+            let t = Instant::now();
+            (f(), t.elapsed().as_secs_f64())
+        };
+        let cpu = Engine::cpu();
+        let ((gpu_ran, gpu_secs), (cpu_ran, cpu_secs)) = std::thread::scope(|s| {
+            let gpu_side = s.spawn(|| timed(&mut || super::extd2_run(engine, &gpu_jobs, &mut gpu_out)));
+            let cpu_side = timed(&mut || super::extd2_run(&cpu, &cpu_jobs, &mut cpu_out));
+            (gpu_side.join().expect("GPU side panicked"), cpu_side)
+        });
+        cpu_ran?;
+        let gpu_backend = gpu_ran?;
+        let cpu_cells = all_cells - gpu_cells;
+        if gpu_backend == Backend::Gpu && gpu_secs > 0.0 && cpu_secs > 0.0 && gpu_cells > 0 && cpu_cells > 0 {
+            let (g, c) = (gpu_cells as f64 / gpu_secs, cpu_cells as f64 / cpu_secs);
+            *self.gpu_share.lock().unwrap_or_else(|p| p.into_inner()) = (g / (g + c)).clamp(0.05, 0.98);
+        }
+        for (i, r) in to_gpu.into_iter().zip(gpu_out).chain(to_cpu.into_iter().zip(cpu_out)) {
+            out[i] = r;
+        }
+        Ok(match gpu_backend {
+            Backend::Gpu => (gpu_jobs.len(), cpu_jobs.len()),
+            Backend::Cpu => (0, jobs.len()),
+        })
     }
 
     /// Forgets every call (ends a batch of the tool); no lent CIGAR may be in use. Counts the unused ones.

@@ -211,7 +211,7 @@ fn run_cpu<J: KswJob>(jobs: &[J], results: &mut [KswResult]) {
 }
 
 /// Batches smaller than this stay on the CPU: a launch costs more than a few DP jobs.
-const GPU_MIN_JOBS: usize = 64;
+pub(crate) const GPU_MIN_JOBS: usize = 64;
 
 pub fn extd2_batch(engine: &Engine, jobs: &[KswExtd2Job], results: &mut [KswResult]) -> Result<()> {
     extd2_run(engine, jobs, results).map(|_| ())
