@@ -12,6 +12,8 @@
 //! than the memory budget) run on the twin, on the CPU, while the GPU works.
 //!
 //! `WARPALIGN_KSW_GPU_THREADS` caps the block size (32..=1024, multiple of 32; default 1024);
+//! `WARPALIGN_KSW_GPU_CELLS` sets the window cells per thread (4..=64, power of two; default 8);
+//! `WARPALIGN_KSW_GPU_PROFILE=1` prints each launch's size and kernel times on stderr;
 //! `WARPALIGN_KSW_GPU_MEM_MB` caps the device memory one call uses (default: half of the free memory).
 
 use super::{flag, twin, KswExtd2Job, KswResult};
@@ -183,6 +185,8 @@ pub fn extd2_batch_gpu(rt: &GpuRuntime, jobs: &[KswExtd2Job], results: &mut [Ksw
         None => rt.context().mem_get_info().map(|(free, _)| free / 2).map_err(|e| format!("mem_get_info: {e:?}"))?,
     };
     let cap = env_usize("WARPALIGN_KSW_GPU_THREADS").filter(|t| (32..=1024).contains(t) && t % 32 == 0).unwrap_or(1024);
+    let cells = env_usize("WARPALIGN_KSW_GPU_CELLS").filter(|c| (4..=64).contains(c) && c.is_power_of_two()).unwrap_or(8);
+    let cfg = Cfg { cap, cells, profile: env_usize("WARPALIGN_KSW_GPU_PROFILE").is_some_and(|v| v != 0) };
     let k = kernels(rt)?;
 
     let preps: Vec<Option<Prep>> = jobs.par_iter().enumerate().map(|(i, j)| prepare(i, j, budget, k.smem_max)).collect();
@@ -214,7 +218,7 @@ pub fn extd2_batch_gpu(rt: &GpuRuntime, jobs: &[KswExtd2Job], results: &mut [Ksw
                 let bytes: usize = g.iter().map(Prep::dev_bytes).sum();
                 let share = (budget as u128 * bytes as u128 / total.max(1) as u128) as usize;
                 let k = &k;
-                sc.spawn(move || run_group(rt, k, jobs, g, share, cap))
+                sc.spawn(move || run_group(rt, k, jobs, g, share, cfg))
             })
             .collect();
         let mut g: Result<Vec<(usize, KswResult)>, String> = Ok(Vec::new());
@@ -250,11 +254,19 @@ pub fn extd2_batch_gpu(rt: &GpuRuntime, jobs: &[KswExtd2Job], results: &mut [Ksw
 }
 
 /// Runs one group (same window) on its own stream, in chunks that fit `budget`.
-fn run_group(rt: &GpuRuntime, k: &Kernels, jobs: &[KswExtd2Job], group: &[Prep], budget: usize, cap: usize) -> Result<Vec<(usize, KswResult)>, String> {
+/// Launch settings (see the module's environment variables).
+#[derive(Clone, Copy)]
+struct Cfg {
+    cap: usize,
+    cells: usize,
+    profile: bool,
+}
+
+fn run_group(rt: &GpuRuntime, k: &Kernels, jobs: &[KswExtd2Job], group: &[Prep], budget: usize, cfg: Cfg) -> Result<Vec<(usize, KswResult)>, String> {
     let st = rt.context().new_stream().map_err(|e| format!("ksw_extd2 gpu stream: {e:?}"))?;
     let global = group[0].global;
-    // shared-memory blocks: a thread per 2 window words (the widest band fills about half the window)
-    let threads = if global { cap } else { (group[0].win() / 8).clamp(32, cap) } as u32;
+    // the widest band fills half to all of the window
+    let threads = if global { cfg.cap } else { (group[0].win() / cfg.cells).clamp(32, cfg.cap) } as u32;
     let smem = if global { 0 } else { group.iter().map(Prep::win_bytes).max().unwrap_or(0) } as u32;
     let mut out: Vec<(usize, KswResult)> = Vec::with_capacity(group.len());
     let mut start = 0;
@@ -265,7 +277,7 @@ fn run_group(rt: &GpuRuntime, k: &Kernels, jobs: &[KswExtd2Job], group: &[Prep],
             bytes += group[end].dev_bytes();
             end += 1;
         }
-        match run_chunk(&st, k, jobs, &group[start..end], threads, smem, global) {
+        match run_chunk(&st, k, jobs, &group[start..end], threads, smem, global, cfg.profile) {
             Ok(v) => out.extend(v),
             Err(e) => {
                 for (_, r) in out.iter_mut() {
@@ -288,7 +300,9 @@ fn run_chunk(
     threads: u32,
     smem: u32,
     global: bool,
+    profile: bool,
 ) -> Result<Vec<(usize, KswResult)>, String> {
+    let t0 = std::time::Instant::now();
     let err = |what: &str, e: cudarc::driver::DriverError| format!("ksw_extd2 gpu {what}: {e:?}");
     let n = chunk.len();
     let mut offs = Vec::with_capacity(n * NO);
@@ -343,6 +357,8 @@ fn run_chunk(
     let mut d_cig = unsafe { st.alloc::<u32>(cig_n.max(1)) }.map_err(|e| err("alloc", e))?;
     let mut d_res = st.alloc_zeros::<i32>(n * NR).map_err(|e| err("alloc", e))?;
     let n_i = n as i32;
+    let ev = |on: bool| if on { st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map(Some) } else { Ok(None) };
+    let e0 = ev(profile).map_err(|e| err("event", e))?;
     {
         let cfg = LaunchConfig { grid_dim: (n as u32, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: smem };
         let mut l = st.launch_builder(if global { &k.dp_g } else { &k.dp });
@@ -355,12 +371,26 @@ fn run_chunk(
         // above; smem is at most the limit set in `kernels`.
         unsafe { l.launch(cfg) }.map_err(|e| err("launch dp", e))?;
     }
+    let e1 = ev(profile).map_err(|e| err("event", e))?;
     {
         let cfg = LaunchConfig { grid_dim: (n.div_ceil(64) as u32, 1, 1), block_dim: (64, 1, 1), shared_mem_bytes: 0 };
         let mut l = st.launch_builder(&k.bt);
         l.arg(&d_offs).arg(&d_par).arg(&d_p).arg(&mut d_res).arg(&mut d_cig).arg(&n_i);
         // SAFETY: as above (ksw_extd2_bt).
         unsafe { l.launch(cfg) }.map_err(|e| err("launch bt", e))?;
+    }
+    if let (Some(e0), Some(e1), Some(e2)) = (e0, e1, ev(profile).map_err(|e| err("event", e))?) {
+        let ms = |a: &cudarc::driver::CudaEvent, b| a.elapsed_ms(b).unwrap_or(f32::NAN);
+        let cells: u64 = chunk.iter().map(|p| p.par[0] as u64 * p.par[1].min(p.par[20]) as u64).sum();
+        let top = chunk.iter().map(|p| p.par[0] as u64 * p.par[1].min(p.par[20]) as u64).max().unwrap_or(0);
+        eprintln!(
+            "ksw gpu: window {}{} threads {threads} jobs {n} ~cells {cells:.3e} (largest {top:.2e}) dp {:.1} ms bt {:.1} ms, host+upload {:.1} ms",
+            chunk[0].win(),
+            if global { " (global)" } else { "" },
+            ms(&e0, &e1),
+            ms(&e1, &e2),
+            t0.elapsed().as_secs_f64() * 1e3 - ms(&e0, &e2) as f64,
+        );
     }
     let res = st.clone_dtoh(&d_res).map_err(|e| err("download", e))?;
     let mut out_off = Vec::with_capacity(n + 1);
