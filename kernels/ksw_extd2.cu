@@ -2,21 +2,25 @@
 // (src/ksw/twin/extd2.rs), which is verified against upstream.
 //
 // ksw_extd2_dp: one thread block per job. The block walks the anti-diagonals r = 0..qlen+tlen-2 as the SSE
-// code does; the threads take the cells t of the padded band [st, en] (16-aligned) and of the scored bytes
-// [st0, E] (E = end of the 16-byte score stores from st0). Cell t reads the old x, x2, v at t - 1 and the old
-// u, y, y2 at t, and writes all six at t. x, x2, v are double-buffered by the parity of r, so one barrier per
-// anti-diagonal suffices: every read of x/x2/v at t - 1 is of a cell written on r - 1 or never written (the
-// band only moves forward), so both buffers agree wherever they are read. u, y, y2 and H are single buffers
-// (stale lanes kept as in the SSE code), read and written by the same cell; the one cross-cell read of H
-// (H[en0 - 1] for cell en0) is handed over through shared memory from the diagonal before. s[], sf[], qr[]
-// are one zeroed image per job laid out as the kcalloc block of the C code (score stores past the end of s[]
-// land in sf[0..15] as in C; those writes are deferred past the barrier so that every read of this diagonal
-// sees the old bytes).
+// code does; each thread takes words of 4 cells t of the padded band [st, en] (16-aligned) and of the scored
+// bytes [st0, E] (E = end of the 16-byte score stores from st0), striding by the block. Cell t reads the old
+// x, x2, v at t - 1 and the old u, y, y2 at t, and writes all six at t.
+//
+// Every array the DP reads back (u, y, y2, x, x2, v, s, H) lives in a window of W cells (a power of two, at
+// least the widest padded band plus 64) in shared memory, cell t at t & (W - 1): the band only moves forward,
+// so the cells of the current band, the cell st - 1 and the stale lanes of the SSE code still readable never
+// collide. Cells above every band so far (t > last_en) read the kcalloc'ed init values, and s[] bytes above
+// every score store so far read zero, exactly what the C arrays hold there. x, x2, v are double-buffered by
+// the parity of r, so one barrier per anti-diagonal suffices; u, y, y2, s and H are read and written by the
+// cell's owner; the one cross-cell read of H (H[en0 - 1] for cell en0) is handed over through shared memory
+// from the diagonal before. The scores come from the s/sf/qr image of the C allocation (read only: the C
+// code's score stores past the end of s[] land in sf[] below every later band start, where no cell reads).
+// ksw_extd2_dp_g is the same with the window in global memory, for bands too wide for shared memory.
 //
 // The per-anti-diagonal max reproduces the 4-lane epi32 scan of the SSE code and its tie-break as a priority:
-// on equal H, cell en0 wins, then scan cells ordered by (lane = (t - st0) % 4, t), then tail cells by t.
-// It is a 64-bit max-reduction of (H, ~rank). The z-drop/mte/mqe/score logic runs redundantly in every
-// thread (uniform control flow).
+// on equal H, cell en0 wins, then scan cells ordered by (lane = (t - st0) % 4, t), then tail cells by t:
+// a max of H then a min of the rank among the ties, per warp (redux.sync) and across warps. The
+// z-drop/mte/mqe/score logic runs redundantly in every thread (uniform control flow).
 //
 // ksw_extd2_bt: one thread per job, ksw_backtrack with is_rot = 1 over the per-cell traceback bytes p; the
 // off/off_end of each row are recomputed from r. CIGAR ops are written in backtrack order (last op first);
@@ -55,15 +59,15 @@ typedef unsigned char u8;
 #define P_MCH 17
 #define P_MIS 18
 #define P_SCN 19
-#define NP 20
+#define P_WIN 20
+#define NP 21
 
 // per-job offsets (uint64)
 #define O_IMG 0
 #define O_WS 1
-#define O_H 2
-#define O_P 3
-#define O_CIG 4
-#define NO 5
+#define O_P 2
+#define O_CIG 3
+#define NO 4
 
 // per-job results (int32)
 #define R_MAX 0
@@ -80,6 +84,7 @@ typedef unsigned char u8;
 #define NR 12
 
 #define MAX_WARPS 32
+#define I32_MIN (-2147483647 - 1)
 
 // int8 wrap-around, as _mm_add_epi8 / _mm_sub_epi8
 __device__ __forceinline__ int w8(int x) { return (int)(i8)(u8)(x & 0xff); }
@@ -119,9 +124,30 @@ __device__ __forceinline__ void band(int r, int qlen, int tlen, int w, int &st0,
 	en0 = en;
 }
 
+// 4 int8 lanes per word: byte k sign-extended, and 4 bytes packed
+__device__ __forceinline__ int sx(unsigned w, int k) { return (int)(i8)(u8)(w >> (8 * k)); }
+__device__ __forceinline__ unsigned pack4(int a, int b, int c, int d)
+{
+	return __byte_perm(__byte_perm((unsigned)a, (unsigned)b, 0x0040), __byte_perm((unsigned)c, (unsigned)d, 0x0040), 0x5410);
+}
+// w with byte k (a constant) replaced by the low byte of v
+__device__ __forceinline__ unsigned put(unsigned w, int v, int k)
+{
+	return __byte_perm(w, (unsigned)v, k == 0 ? 0x3214 : k == 1 ? 0x3240 : k == 2 ? 0x3410 : 0x4210);
+}
+// bytes [lo, hi) of a word set, lo and hi clamped to [0, 4]
+__device__ __forceinline__ unsigned bytes_mask(int lo, int hi)
+{
+	lo = max(lo, 0);
+	hi = min(hi, 4);
+	if (lo >= hi) return 0;
+	const unsigned up = hi >= 4 ? 0xffffffffu : (1u << (8 * hi)) - 1;
+	return up & ~((1u << (8 * lo)) - 1);
+}
+
 template <int MODE>
-__device__ __forceinline__ void dp_job(const int *__restrict__ P, const i8 *__restrict__ mat, u8 *im, i8 *ws, int *Hbuf,
-                                       u8 *pj, int *res)
+__device__ __forceinline__ void dp_job(const int *__restrict__ P, const i8 *__restrict__ mat, const u8 *__restrict__ im,
+                                       u8 *win, u8 *pj, int *res)
 {
 	const int tid = threadIdx.x, bs = blockDim.x, lane = tid & 31, warp = tid >> 5, nwarps = (bs + 31) >> 5;
 	const int qlen = P[P_QLEN], tlen = P[P_TLEN], m = P[P_M];
@@ -129,31 +155,29 @@ __device__ __forceinline__ void dp_job(const int *__restrict__ P, const i8 *__re
 	const int zdrop = P[P_ZDROP], flag = P[P_FLAG];
 	const long long row_bytes = P[P_ROW_BYTES];
 	const int tt16 = P[P_TT16], long_thres = P[P_LONG_THRES], long_diff = P[P_LONG_DIFF];
-	const int mch = P[P_MCH], sc_mis = P[P_MIS], sc_n = P[P_SCN];
+	const int mch = P[P_MCH], sc_mis = P[P_MIS], sc_n = P[P_SCN], W = P[P_WIN];
 	const int qe = w8(q + e), qe2 = w8(q2 + e2), neg_qe = w8(-q - e), neg_qe2 = w8(-q2 - e2);
-	const int m1 = m - 1;
+	const unsigned nqe4 = (u8)neg_qe * 0x01010101u, nqe24 = (u8)neg_qe2 * 0x01010101u;
+	const unsigned m14 = (u8)(m - 1) * 0x01010101u, mch4 = (u8)mch * 0x01010101u, mis4 = (u8)sc_mis * 0x01010101u,
+	               scn4 = (u8)sc_n * 0x01010101u;
 	const bool approx = (flag & F_APPROX_MAX) != 0, generic = (flag & F_GENERIC_SC) != 0;
-	const int sf_off = tt16, qr_off = 2 * tt16;
+	const int sf_off = tt16, qr_off = 2 * tt16, wm = W - 1;
 
-	i8 *U = ws, *Y = U + tt16, *Y2 = Y + tt16;
-	i8 *const X0 = Y2 + tt16, *const X1 = Y2 + 2 * tt16, *const V0 = Y2 + 3 * tt16, *const V1 = Y2 + 4 * tt16;
-	i8 *const X20 = Y2 + 5 * tt16, *const X21 = Y2 + 6 * tt16;
-	int *const H = Hbuf;
+	// the band window: cell t of each array lives at byte (t & wm); X, X2, V are double-buffered by parity
+	unsigned *const U = (unsigned *)win, *const Y = U + W / 4, *const Y2 = Y + W / 4, *const S = Y2 + W / 4;
+	unsigned *const X0 = S + W / 4, *const X20 = X0 + W / 2, *const V0 = X20 + W / 2; // then X1, X21, V1
+	int *const H = (int *)(V0 + W / 2);
+	const u8 *const Ub = (const u8 *)U;
 
-	__shared__ unsigned long long s_key[2][MAX_WARPS];
+	__shared__ int s_m[2][MAX_WARPS];
+	__shared__ unsigned s_r[2][MAX_WARPS];
 	__shared__ int s_hst[2], s_hen[2], s_a0[2], s_a1[2], s_hprev[2];
-
-	for (int i = tid; i < tt16; i += bs) {
-		U[i] = Y[i] = X0[i] = X1[i] = V0[i] = V1[i] = (i8)neg_qe;
-		Y2[i] = X20[i] = X21[i] = (i8)neg_qe2;
-		if (!approx) H[i] = NEG_INF;
-	}
-	__syncthreads();
 
 	Ez ez;
 	ez.max = 0; ez.zdropped = 0; ez.max_q = -1; ez.max_t = -1; ez.mqe = NEG_INF; ez.mqe_t = -1;
 	ez.mte = NEG_INF; ez.mte_q = -1; ez.score = NEG_INF;
 	int last_st = -1, last_en = -1, h0 = 0, last_h0_t = 0;
+	int sfront = -1; // the highest cell of s[] ever scored: s[t] for t above it is kcalloc's zero
 
 	for (int r = 0; r < qlen + tlen - 1; ++r) {
 		const int b = r & 1;
@@ -165,10 +189,12 @@ __device__ __forceinline__ void dp_job(const int *__restrict__ P, const i8 *__re
 		}
 		const int st = st0 / 16 * 16, en = (en0 + 16) / 16 * 16 - 1;
 		const int E = generic ? en0 : st0 + ((en0 - st0) / 16 + 1) * 16 - 1; // last byte the score stores write
-		const int hi = E > en ? E : en;
+		// scores stored at t >= tt16 land in sf[] in C, below every later band start: no cell reads them
+		const int hi = min(max(E, en), tt16 - 1);
 		const int bnd_r = r == 0 ? w8(-q - e) : r < long_thres ? w8(-e) : r == long_thres ? w8(long_diff) : w8(-e2);
-		const i8 *Xr = b ? X0 : X1, *X2r = b ? X20 : X21, *Vr = b ? V0 : V1;
-		i8 *Xw = b ? X1 : X0, *X2w = b ? X21 : X20, *Vw = b ? V1 : V0;
+		const int ob = b * (W / 4);
+		const unsigned *const Xr = X0 + (W / 4 - ob), *const X2r = X20 + (W / 4 - ob), *const Vr = V0 + (W / 4 - ob);
+		unsigned *const Xw = X0 + ob, *const X2w = X20 + ob, *const Vw = V0 + ob;
 		// H[en0(r + 1) - 1] as it stands after this diagonal, for the next one (its only read of a cell that
 		// another thread updates on the same diagonal)
 		int pn;
@@ -180,134 +206,163 @@ __device__ __forceinline__ void dp_job(const int *__restrict__ P, const i8 *__re
 		const int qrr = qr_off + qlen - 1 - r;
 		const int en1 = st0 + (en0 - st0) / 4 * 4;
 		u8 *prow = pj + (long long)r * row_bytes - st;
-		unsigned long long kbest = 0;
-		int spill_t = -1, spill_v = 0;
+		int bh = I32_MIN;
+		unsigned br = 0xffffffffu;
 
-		if (!approx && tid == 0 && (pn < st0 || pn > en0) && pn >= 0) s_hprev[b ^ 1] = H[pn];
+		if (!approx && tid == 0 && (pn < st0 || pn > en0) && pn >= 0) s_hprev[b ^ 1] = H[pn & wm];
 		if (approx && tid == 0 && r > 0) {
 			// u at last_h0_t + 1 outside [st, en] is a stale byte nobody writes on this diagonal
 			int p2 = last_h0_t + 1;
-			if ((p2 < st || p2 > en) && p2 >= 0 && p2 < tt16) s_a1[b] = U[p2];
+			if ((p2 < st || p2 > en) && p2 >= 0 && p2 < tt16) s_a1[b] = p2 > last_en ? neg_qe : (int)(i8)Ub[p2 & wm];
 		}
 
-		for (int t = st + tid; t <= hi; t += bs) {
-			int sc = 0;
-			const bool scored = t >= st0 && t <= E;
-			if (scored) {
+		for (int t0 = st + 4 * tid; t0 <= hi; t0 += 4 * bs) {
+			const int wi = (t0 & wm) >> 2;
+			// s[t0..t0+3]: fresh scores on [st0, E], else the old byte (zero above sfront)
+			const unsigned smask = bytes_mask(st0 - t0, E - t0 + 1);
+			unsigned sw = 0;
+			if (smask != 0xffffffffu && sfront >= t0) sw = S[wi] & bytes_mask(0, sfront - t0 + 1);
+			if (smask) {
+				const unsigned tw = *(const unsigned *)(im + sf_off + t0);
+				const int qi = qrr + t0;
+				const unsigned *qa = (const unsigned *)(im + (qi & ~3));
+				const unsigned qw = __funnelshift_r(qa[0], qa[1], (qi & 3) * 8);
+				unsigned sc;
 				if (!generic) {
-					int sq = im[sf_off + t], sr = im[qrr + t];
-					sc = (sq == m1 || sr == m1) ? sc_n : sq == sr ? mch : sc_mis;
+					const unsigned eq = __vcmpeq4(tw, qw), nn = __vcmpeq4(tw, m14) | __vcmpeq4(qw, m14);
+					sc = (nn & scn4) | (~nn & ((eq & mch4) | (~eq & mis4)));
 				} else {
-					sc = mat[im[sf_off + t] * m + im[qrr + t]];
+					sc = pack4(mat[(tw & 0xff) * m + (qw & 0xff)], mat[(tw >> 8 & 0xff) * m + (qw >> 8 & 0xff)],
+					           mat[(tw >> 16 & 0xff) * m + (qw >> 16 & 0xff)], mat[(tw >> 24) * m + (qw >> 24)]);
 				}
-				if (t < tt16) im[t] = (u8)sc;
-				else spill_t = t, spill_v = sc;
+				sw = (sc & smask) | (sw & ~smask);
+				S[wi] = sw;
 			}
-			if (t > en) continue;
-			int z = scored ? w8(sc) : (int)(i8)im[t];
-			int xt1, x2t1, vt1;
-			if (t == st) {
+			if (t0 > en) continue;
+
+			// the old u, y, y2 at t and x, x2, v at t - 1 (kcalloc'ed init values where never written)
+			const bool fresh = t0 > last_en;
+			unsigned uw = fresh ? nqe4 : U[wi], yw = fresh ? nqe4 : Y[wi], y2w = fresh ? nqe24 : Y2[wi];
+			if (r >= t0 && r <= t0 + 3) { // the cell t == r starts from the boundary
+				const int sh = 8 * (r - t0);
+				const unsigned km = ~(0xffu << sh);
+				uw = (uw & km) | (unsigned)(u8)bnd_r << sh;
+				yw = (yw & km) | (unsigned)(u8)neg_qe << sh;
+				y2w = (y2w & km) | (unsigned)(u8)neg_qe2 << sh;
+			}
+			unsigned xp, x2p, vp; // byte 3: x, x2, v at t0 - 1
+			if (t0 == st) {
 				if (st > 0) {
 					if (st - 1 >= last_st && st - 1 <= last_en) {
-						xt1 = Xr[st - 1], x2t1 = X2r[st - 1], vt1 = Vr[st - 1];
+						const int wp = ((st - 4) & wm) >> 2;
+						xp = Xr[wp], x2p = X2r[wp], vp = Vr[wp];
 					} else {
-						xt1 = neg_qe, x2t1 = neg_qe2, vt1 = neg_qe;
+						xp = nqe4, x2p = nqe24, vp = nqe4;
 					}
 				} else {
-					xt1 = neg_qe, x2t1 = neg_qe2, vt1 = bnd_r;
+					xp = nqe4, x2p = nqe24, vp = (unsigned)(u8)bnd_r << 24;
 				}
+			} else if (t0 - 1 > last_en) {
+				xp = nqe4, x2p = nqe24, vp = nqe4;
 			} else {
-				xt1 = Xr[t - 1], x2t1 = X2r[t - 1], vt1 = Vr[t - 1];
+				const int wp = ((t0 - 4) & wm) >> 2;
+				xp = Xr[wp], x2p = X2r[wp], vp = Vr[wp];
 			}
-			int uo, yo, y2o;
-			if (t == r) { // en >= r here
-				uo = bnd_r, yo = neg_qe, y2o = neg_qe2;
-			} else {
-				uo = U[t], yo = Y[t], y2o = Y2[t];
+			const unsigned xw = __funnelshift_l(xp, fresh ? nqe4 : Xr[wi], 8);
+			const unsigned x2w = __funnelshift_l(x2p, fresh ? nqe24 : X2r[wi], 8);
+			const unsigned vw = __funnelshift_l(vp, fresh ? nqe4 : Vr[wi], 8);
+
+			unsigned uwn = 0, vwn = 0, xwn = 0, ywn = 0, x2wn = 0, y2wn = 0, dwn = 0;
+#pragma unroll
+			for (int k = 0; k < 4; ++k) {
+				int z = sx(sw, k);
+				const int xt1 = sx(xw, k), x2t1 = sx(x2w, k), vt1 = sx(vw, k);
+				const int uo = sx(uw, k), yo = sx(yw, k), y2o = sx(y2w, k);
+				int a = w8(xt1 + vt1), bb = w8(yo + uo), a2 = w8(x2t1 + vt1), b2 = w8(y2o + uo);
+				int d = 0;
+				if (MODE == 0) {
+					z = max(max(max(max(z, a), bb), a2), b2);
+				} else if (MODE == 1) {
+					d = a > z ? 1 : 0;
+					z = max(z, a);
+					d = bb > z ? 2 : d;
+					z = max(z, bb);
+					d = a2 > z ? 3 : d;
+					z = max(z, a2);
+					d = b2 > z ? 4 : d;
+					z = max(z, b2);
+				} else {
+					d = z > a ? 0 : 1;
+					z = max(z, a);
+					d = z > bb ? d : 2;
+					z = max(z, bb);
+					d = z > a2 ? d : 3;
+					z = max(z, a2);
+					d = z > b2 ? d : 4;
+					z = max(z, b2);
+				}
+				z = min(z, mch);
+				const int tq = w8(z - q), tq2 = w8(z - q2);
+				a = w8(a - tq);
+				bb = w8(bb - tq);
+				a2 = w8(a2 - tq2);
+				b2 = w8(b2 - tq2);
+				if (MODE == 1) d |= (a > 0) << 3 | (bb > 0) << 4 | (a2 > 0) << 5 | (b2 > 0) << 6;
+				else if (MODE == 2) d |= (a >= 0) << 3 | (bb >= 0) << 4 | (a2 >= 0) << 5 | (b2 >= 0) << 6;
+				uwn = put(uwn, z - vt1, k);
+				vwn = put(vwn, z - uo, k);
+				xwn = put(xwn, max(a, 0) - qe, k);
+				ywn = put(ywn, max(bb, 0) - qe, k);
+				x2wn = put(x2wn, max(a2, 0) - qe2, k);
+				y2wn = put(y2wn, max(b2, 0) - qe2, k);
+				dwn = put(dwn, d, k);
 			}
-			int a = w8(xt1 + vt1), bb = w8(yo + uo), a2 = w8(x2t1 + vt1), b2 = w8(y2o + uo);
-			int d = 0;
-			if (MODE == 0) {
-				z = max(max(max(max(z, a), bb), a2), b2);
-			} else if (MODE == 1) {
-				d = a > z ? 1 : 0;
-				z = max(z, a);
-				d = bb > z ? 2 : d;
-				z = max(z, bb);
-				d = a2 > z ? 3 : d;
-				z = max(z, a2);
-				d = b2 > z ? 4 : d;
-				z = max(z, b2);
-			} else {
-				d = z > a ? 0 : 1;
-				z = max(z, a);
-				d = z > bb ? d : 2;
-				z = max(z, bb);
-				d = z > a2 ? d : 3;
-				z = max(z, a2);
-				d = z > b2 ? d : 4;
-				z = max(z, b2);
-			}
-			z = min(z, mch);
-			const int un = w8(z - vt1), vn = w8(z - uo);
-			const int tq = w8(z - q), tq2 = w8(z - q2);
-			a = w8(a - tq);
-			bb = w8(bb - tq);
-			a2 = w8(a2 - tq2);
-			b2 = w8(b2 - tq2);
-			U[t] = (i8)un;
-			Vw[t] = (i8)vn;
-			Xw[t] = (i8)w8(max(a, 0) - qe);
-			Y[t] = (i8)w8(max(bb, 0) - qe);
-			X2w[t] = (i8)w8(max(a2, 0) - qe2);
-			Y2[t] = (i8)w8(max(b2, 0) - qe2);
-			if (MODE == 1) {
-				d |= (a > 0) << 3 | (bb > 0) << 4 | (a2 > 0) << 5 | (b2 > 0) << 6;
-				prow[t] = (u8)d;
-			} else if (MODE == 2) {
-				d |= (a >= 0) << 3 | (bb >= 0) << 4 | (a2 >= 0) << 5 | (b2 >= 0) << 6;
-				prow[t] = (u8)d;
-			}
+			U[wi] = uwn;
+			Y[wi] = ywn;
+			Y2[wi] = y2wn;
+			Xw[wi] = xwn;
+			X2w[wi] = x2wn;
+			Vw[wi] = vwn;
+			if (MODE != 0) *(unsigned *)(prow + t0) = dwn;
+
 			if (!approx) {
-				if (t >= st0 && t <= en0) {
+#pragma unroll
+				for (int k = 0; k < 4; ++k) {
+					const int t = t0 + k;
+					if (t < st0 || t > en0) continue;
 					int hv;
 					unsigned rank;
-					if (r == 0) hv = vn - qe_h;
-					else if (t < en0) hv = wadd(H[t], vn);
-					else hv = en0 > 0 ? wadd(s_hprev[b], un) : wadd(H[en0], vn);
-					H[t] = hv;
+					const int vk = sx(vwn, k);
+					if (r == 0) hv = vk - qe_h;
+					else if (t < en0) hv = wadd(H[t & wm], vk);
+					else hv = en0 > 0 ? wadd(s_hprev[b], sx(uwn, k)) : wadd(H[en0 & wm], vk);
+					H[t & wm] = hv;
 					if (t == pn) s_hprev[b ^ 1] = hv;
 					if (t == st0) s_hst[b] = hv;
 					if (t == en0) s_hen[b] = hv;
 					if (t == en0) rank = 0;
 					else if (t < en1) rank = 1u + ((unsigned)((t - st0) & 3) << 28) + (unsigned)((t - st0) >> 2);
 					else rank = 1u + (4u << 28) + (unsigned)(t - en1);
-					unsigned long long key = (unsigned long long)((unsigned)hv ^ 0x80000000u) << 32 | (0xffffffffu - rank);
-					kbest = key > kbest ? key : kbest;
+					if (hv > bh || (hv == bh && rank < br)) bh = hv, br = rank;
 				}
 			} else {
-				if (t == last_h0_t) s_a0[b] = vn;
-				if (t == last_h0_t + 1) s_a1[b] = un;
+				const int k0 = last_h0_t - t0, k1 = k0 + 1;
+				if (k0 >= 0 && k0 < 4) s_a0[b] = sx(vwn, k0);
+				if (k1 >= 0 && k1 < 4) s_a1[b] = sx(uwn, k1);
 			}
 		}
 		if (!approx) {
-			for (int o = 16; o > 0; o >>= 1) {
-				unsigned long long k2 = __shfl_xor_sync(0xffffffffu, kbest, o);
-				kbest = k2 > kbest ? k2 : kbest;
-			}
-			if (lane == 0) s_key[b][warp] = kbest;
+			const int wmx = __reduce_max_sync(0xffffffffu, bh);
+			const unsigned wr = __reduce_min_sync(0xffffffffu, bh == wmx ? br : 0xffffffffu);
+			if (lane == 0) s_m[b][warp] = wmx, s_r[b][warp] = wr;
 		}
 		__syncthreads();
-		if (E >= tt16) { // score stores past s[] land in sf[]: after every read of this diagonal
-			if (spill_t >= 0) im[spill_t] = (u8)spill_v;
-			__syncthreads();
-		}
 
 		if (!approx) {
-			unsigned long long kk = 0;
-			for (int i = 0; i < nwarps; ++i) kk = s_key[b][i] > kk ? s_key[b][i] : kk;
-			const int max_h = (int)((unsigned)(kk >> 32) ^ 0x80000000u);
-			const unsigned rank = 0xffffffffu - (unsigned)kk;
+			const int mw = lane < nwarps ? s_m[b][lane] : I32_MIN;
+			const unsigned rw = lane < nwarps ? s_r[b][lane] : 0xffffffffu;
+			const int max_h = __reduce_max_sync(0xffffffffu, mw);
+			const unsigned rank = __reduce_min_sync(0xffffffffu, mw == max_h ? rw : 0xffffffffu);
 			int max_t;
 			if (rank == 0) max_t = en0;
 			else if (rank < 1u + (4u << 28)) max_t = st0 + (int)((rank - 1u) >> 28) + 4 * (int)((rank - 1u) & 0x0fffffffu);
@@ -338,6 +393,7 @@ __device__ __forceinline__ void dp_job(const int *__restrict__ P, const i8 *__re
 		}
 		last_st = st;
 		last_en = en;
+		sfront = max(sfront, E);
 	}
 	if (tid == 0) {
 		res[R_MAX] = ez.max;
@@ -354,21 +410,39 @@ __device__ __forceinline__ void dp_job(const int *__restrict__ P, const i8 *__re
 	}
 }
 
-extern "C" __global__ void __launch_bounds__(1024) ksw_extd2_dp(const unsigned long long *__restrict__ offs,
-                                                                const int *__restrict__ par,
-                                                                const i8 *__restrict__ mats, u8 *img, i8 *ws, int *H,
-                                                                u8 *p, int *res, int n_jobs)
+__device__ __forceinline__ void dp_dispatch(const unsigned long long *__restrict__ offs, const int *__restrict__ par,
+                                            const i8 *__restrict__ mats, const u8 *__restrict__ img, u8 *win, u8 *p,
+                                            int *res, int j)
 {
-	const int j = blockIdx.x;
-	if (j >= n_jobs) return;
 	const int *P = par + (long long)j * NP;
 	const unsigned long long *O = offs + (long long)j * NO;
 	const int flag = P[P_FLAG];
 	const i8 *mat = mats + P[P_MAT_OFF];
 	int *R = res + (long long)j * NR;
-	if (flag & F_SCORE_ONLY) dp_job<0>(P, mat, img + O[O_IMG], ws + O[O_WS], H + O[O_H], p, R);
-	else if (!(flag & F_RIGHT)) dp_job<1>(P, mat, img + O[O_IMG], ws + O[O_WS], H + O[O_H], p + O[O_P], R);
-	else dp_job<2>(P, mat, img + O[O_IMG], ws + O[O_WS], H + O[O_H], p + O[O_P], R);
+	if (flag & F_SCORE_ONLY) dp_job<0>(P, mat, img + O[O_IMG], win, p, R);
+	else if (!(flag & F_RIGHT)) dp_job<1>(P, mat, img + O[O_IMG], win, p + O[O_P], R);
+	else dp_job<2>(P, mat, img + O[O_IMG], win, p + O[O_P], R);
+}
+
+// The band window in shared memory (dynamic size: 10 or 14 bytes per window cell, see dp_job).
+extern "C" __global__ void __launch_bounds__(1024) ksw_extd2_dp(const unsigned long long *__restrict__ offs,
+                                                                const int *__restrict__ par,
+                                                                const i8 *__restrict__ mats,
+                                                                const u8 *__restrict__ img, u8 *p, int *res,
+                                                                int n_jobs)
+{
+	extern __shared__ __align__(16) u8 dsm[];
+	if (blockIdx.x < n_jobs) dp_dispatch(offs, par, mats, img, dsm, p, res, blockIdx.x);
+}
+
+// The same with the window in global memory (ws), for bands too wide for shared memory.
+extern "C" __global__ void __launch_bounds__(1024) ksw_extd2_dp_g(const unsigned long long *__restrict__ offs,
+                                                                  const int *__restrict__ par,
+                                                                  const i8 *__restrict__ mats,
+                                                                  const u8 *__restrict__ img, u8 *ws, u8 *p, int *res,
+                                                                  int n_jobs)
+{
+	if (blockIdx.x < n_jobs) dp_dispatch(offs, par, mats, img, ws + offs[(long long)blockIdx.x * NO + O_WS], p, res, blockIdx.x);
 }
 
 // ksw_backtrack (is_rot = 1, min_intron_len = 0, off_end given); one thread per job.

@@ -1,35 +1,54 @@
 //! `ksw_extd2_sse` batches on the GPU (kernels/ksw_extd2.cu), bit-exact with the twin (`twin::extd2`).
 //!
 //! Per job the host computes the derived constants exactly as the twin does (gap swap, long_thres,
-//! long_diff, sc_N, band width, traceback row size) and builds the s/sf/qr image of the C allocation; the
-//! kernel `ksw_extd2_dp` runs one thread block per job, `ksw_extd2_bt` backtracks one job per thread over the
-//! traceback bytes kept in GPU memory, `ksw_extd2_pack` compacts the CIGARs. Jobs the kernel does not take
-//! (degenerate sizes and the early return, which the twin answers at once; `m > 16`; GENERIC_SC with a base
-//! code `>= m`; a traceback larger than the memory budget) run on the twin, on the CPU, while the GPU works.
+//! long_diff, sc_N, band width, traceback row size) and builds the s/sf/qr image of the C allocation. The
+//! kernel `ksw_extd2_dp` runs one thread block per job with the band window in shared memory (`W` cells, a
+//! power of two over the widest band; `ksw_extd2_dp_g` keeps it in global memory when it does not fit);
+//! `ksw_extd2_bt` backtracks one job per thread over the traceback bytes kept in GPU memory, `ksw_extd2_pack`
+//! compacts the CIGARs. Jobs are grouped by window size; each group runs on its own stream and host thread
+//! (wide jobs with 1024 threads per block, narrow ones with fewer, so that several share a multiprocessor),
+//! largest jobs first, so that the groups overlap. Jobs the kernel does not take (degenerate sizes and the
+//! early return, which the twin answers at once; `m > 16`; GENERIC_SC with a base code `>= m`; a job larger
+//! than the memory budget) run on the twin, on the CPU, while the GPU works.
 //!
-//! `WARPALIGN_KSW_GPU_THREADS` sets the block size (32..=1024, multiple of 32; default 128);
-//! `WARPALIGN_KSW_GPU_MEM_MB` caps the device memory one launch uses (default: half of the free memory).
+//! `WARPALIGN_KSW_GPU_THREADS` caps the block size (32..=1024, multiple of 32; default 1024);
+//! `WARPALIGN_KSW_GPU_CELLS` sets the window cells per thread (4..=64, power of two; default 8);
+//! `WARPALIGN_KSW_GPU_PROFILE=1` prints each launch's size and kernel times on stderr;
+//! `WARPALIGN_KSW_GPU_MEM_MB` caps the device memory one call uses (default: half of the free memory).
 
 use super::{flag, twin, KswExtd2Job, KswResult};
 use crate::gpu::GpuRuntime;
-use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
+use std::sync::Arc;
 use rayon::prelude::*;
 
-const NP: usize = 20;
-const NO: usize = 5;
+const NP: usize = 21;
+const NO: usize = 4;
 const NR: usize = 12;
 const MODULE_NAME: &str = "ksw_extd2";
 
 struct Kernels {
     dp: CudaFunction,
+    dp_g: CudaFunction,
     bt: CudaFunction,
     pack: CudaFunction,
+    /// Dynamic shared memory one `ksw_extd2_dp` block may take.
+    smem_max: usize,
 }
 
 fn kernels(rt: &GpuRuntime) -> Result<Kernels, String> {
     let module = rt.module(MODULE_NAME)?;
     let f = |n: &str| module.load_function(n).map_err(|e| format!("loading {n}: {e:?}"));
-    Ok(Kernels { dp: f("ksw_extd2_dp")?, bt: f("ksw_extd2_bt")?, pack: f("ksw_extd2_pack")? })
+    let dp = f("ksw_extd2_dp")?;
+    let optin = rt
+        .context()
+        .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+        .map_err(|e| format!("device attribute: {e:?}"))?;
+    let stat = dp.shared_size_bytes().map_err(|e| format!("kernel attribute: {e:?}"))?;
+    let smem_max = (optin - stat).max(0) as usize;
+    dp.set_attribute(cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem_max as i32)
+        .map_err(|e| format!("kernel attribute: {e:?}"))?;
+    Ok(Kernels { dp, dp_g: f("ksw_extd2_dp_g")?, bt: f("ksw_extd2_bt")?, pack: f("ksw_extd2_pack")?, smem_max })
 }
 
 /// A job prepared for the kernel.
@@ -40,27 +59,35 @@ struct Prep {
     img_bytes: usize,
     p_bytes: usize,
     cig_cap: usize,
+    /// Whether the band window is in global memory (`ksw_extd2_dp_g`).
+    global: bool,
 }
 
 impl Prep {
-    fn ws_bytes(&self) -> usize {
-        9 * self.tt16
+    fn win(&self) -> usize {
+        self.par[20] as usize
     }
-    fn h_elems(&self) -> usize {
-        if self.par[12] & flag::APPROX_MAX != 0 {
-            0
-        } else {
-            self.tt16
-        }
+    /// Bytes of the band window: 10 per cell, 14 with the exact max's H.
+    fn win_bytes(&self) -> usize {
+        win_bytes(self.win(), self.par[12] & flag::APPROX_MAX == 0)
     }
     /// Device bytes this job needs in a launch.
     fn dev_bytes(&self) -> usize {
-        self.img_bytes + self.ws_bytes() + 4 * self.h_elems() + self.p_bytes + 8 * self.cig_cap + 4 * NR + 4 * NP + 8 * NO + 256
+        let ws = if self.global { self.win_bytes() } else { 0 };
+        self.img_bytes + ws + self.p_bytes + 8 * self.cig_cap + 4 * NR + 4 * NP + 8 * NO + 256
+    }
+    /// Band cells, to order jobs longest first.
+    fn work(&self) -> u64 {
+        (self.par[0] as u64 + self.par[1] as u64) * self.win() as u64
     }
 }
 
+fn win_bytes(w: usize, exact: bool) -> usize {
+    w * if exact { 14 } else { 10 }
+}
+
 /// The kernel's parameters for `job`, or None when the twin takes it.
-fn prepare(idx: usize, job: &KswExtd2Job, budget: usize) -> Option<Prep> {
+fn prepare(idx: usize, job: &KswExtd2Job, budget: usize, smem_max: usize) -> Option<Prep> {
     let (qlen, tlen, m) = (job.qlen, job.tlen, job.m as i32);
     if m <= 1 || m > 16 || qlen <= 0 || tlen <= 0 || qlen as i64 + tlen as i64 >= 1 << 27 {
         return None;
@@ -127,7 +154,13 @@ fn prepare(idx: usize, job: &KswExtd2Job, budget: usize) -> Option<Prep> {
     par[17] = mat[0] as i32;
     par[18] = mat[1] as i32;
     par[19] = sc_n as i32;
-    let p = Prep { idx, par, tt16, img_bytes: 2 * tt16 + qlen_ as usize * 16 + 16, p_bytes, cig_cap };
+    // the window holds the widest padded band, the score stores past it and the cell before it
+    let band = (w as i64 + 1).min(qlen as i64).min(tlen as i64) as usize;
+    let win = (band + 64).next_power_of_two();
+    par[20] = win as i32;
+    let global = win_bytes(win, flag_ & flag::APPROX_MAX == 0) > smem_max;
+    // 16 bytes past qr: the kernel reads the query as aligned words
+    let p = Prep { idx, par, tt16, img_bytes: 2 * tt16 + qlen_ as usize * 16 + 32, p_bytes, cig_cap, global };
     if p.dev_bytes() > budget {
         return None;
     }
@@ -151,12 +184,22 @@ pub fn extd2_batch_gpu(rt: &GpuRuntime, jobs: &[KswExtd2Job], results: &mut [Ksw
         Some(mb) => mb << 20,
         None => rt.context().mem_get_info().map(|(free, _)| free / 2).map_err(|e| format!("mem_get_info: {e:?}"))?,
     };
-    let threads = env_usize("WARPALIGN_KSW_GPU_THREADS").filter(|t| (32..=1024).contains(t) && t % 32 == 0).unwrap_or(128) as u32;
+    let cap = env_usize("WARPALIGN_KSW_GPU_THREADS").filter(|t| (32..=1024).contains(t) && t % 32 == 0).unwrap_or(1024);
+    let cells = env_usize("WARPALIGN_KSW_GPU_CELLS").filter(|c| (4..=64).contains(c) && c.is_power_of_two()).unwrap_or(8);
+    let cfg = Cfg { cap, cells, profile: env_usize("WARPALIGN_KSW_GPU_PROFILE").is_some_and(|v| v != 0) };
     let k = kernels(rt)?;
 
-    let preps: Vec<Option<Prep>> = jobs.par_iter().enumerate().map(|(i, j)| prepare(i, j, budget)).collect();
+    let preps: Vec<Option<Prep>> = jobs.par_iter().enumerate().map(|(i, j)| prepare(i, j, budget, k.smem_max)).collect();
     let cpu_idx: Vec<usize> = preps.iter().enumerate().filter(|(_, p)| p.is_none()).map(|(i, _)| i).collect();
-    let gpu: Vec<Prep> = preps.into_iter().flatten().collect();
+    // groups by window, each longest job first
+    let mut groups: std::collections::BTreeMap<(bool, usize), Vec<Prep>> = Default::default();
+    for p in preps.into_iter().flatten() {
+        groups.entry((p.global, p.win())).or_default().push(p);
+    }
+    for g in groups.values_mut() {
+        g.sort_by_key(|p| std::cmp::Reverse(p.work()));
+    }
+    let total: usize = groups.values().flatten().map(Prep::dev_bytes).sum();
 
     let (cpu_res, gpu_res) = std::thread::scope(|sc| {
         let cpu = sc.spawn(|| {
@@ -169,7 +212,27 @@ pub fn extd2_batch_gpu(rt: &GpuRuntime, jobs: &[KswExtd2Job], results: &mut [Ksw
                 })
                 .collect::<Vec<_>>()
         });
-        let g = run_gpu(rt, &k, jobs, &gpu, budget, threads);
+        let runs: Vec<_> = groups
+            .values()
+            .map(|g| {
+                let bytes: usize = g.iter().map(Prep::dev_bytes).sum();
+                let share = (budget as u128 * bytes as u128 / total.max(1) as u128) as usize;
+                let k = &k;
+                sc.spawn(move || run_group(rt, k, jobs, g, share, cfg))
+            })
+            .collect();
+        let mut g: Result<Vec<(usize, KswResult)>, String> = Ok(Vec::new());
+        for r in runs {
+            match (r.join().expect("GPU thread panicked"), &mut g) {
+                (Ok(v), Ok(all)) => all.extend(v),
+                (Ok(mut v), Err(_)) => v.iter_mut().for_each(|(_, r)| r.release()),
+                (Err(e), Ok(all)) => {
+                    all.iter_mut().for_each(|(_, r)| r.release());
+                    g = Err(e);
+                }
+                (Err(_), Err(_)) => {}
+            }
+        }
         (cpu.join().expect("twin thread panicked"), g)
     });
     for (i, r) in cpu_res {
@@ -190,17 +253,31 @@ pub fn extd2_batch_gpu(rt: &GpuRuntime, jobs: &[KswExtd2Job], results: &mut [Ksw
     Ok(())
 }
 
-fn run_gpu(rt: &GpuRuntime, k: &Kernels, jobs: &[KswExtd2Job], gpu: &[Prep], budget: usize, threads: u32) -> Result<Vec<(usize, KswResult)>, String> {
-    let mut out: Vec<(usize, KswResult)> = Vec::with_capacity(gpu.len());
+/// Runs one group (same window) on its own stream, in chunks that fit `budget`.
+/// Launch settings (see the module's environment variables).
+#[derive(Clone, Copy)]
+struct Cfg {
+    cap: usize,
+    cells: usize,
+    profile: bool,
+}
+
+fn run_group(rt: &GpuRuntime, k: &Kernels, jobs: &[KswExtd2Job], group: &[Prep], budget: usize, cfg: Cfg) -> Result<Vec<(usize, KswResult)>, String> {
+    let st = rt.context().new_stream().map_err(|e| format!("ksw_extd2 gpu stream: {e:?}"))?;
+    let global = group[0].global;
+    // the widest band fills half to all of the window
+    let threads = if global { cfg.cap } else { (group[0].win() / cfg.cells).clamp(32, cfg.cap) } as u32;
+    let smem = if global { 0 } else { group.iter().map(Prep::win_bytes).max().unwrap_or(0) } as u32;
+    let mut out: Vec<(usize, KswResult)> = Vec::with_capacity(group.len());
     let mut start = 0;
-    while start < gpu.len() {
+    while start < group.len() {
         let mut end = start;
         let mut bytes = 0usize;
-        while end < gpu.len() && (end == start || bytes + gpu[end].dev_bytes() <= budget) && end - start < (1 << 20) {
-            bytes += gpu[end].dev_bytes();
+        while end < group.len() && (end == start || bytes + group[end].dev_bytes() <= budget) && end - start < (1 << 20) {
+            bytes += group[end].dev_bytes();
             end += 1;
         }
-        match run_chunk(rt, k, jobs, &gpu[start..end], threads) {
+        match run_chunk(&st, k, jobs, &group[start..end], threads, smem, global, cfg.profile) {
             Ok(v) => out.extend(v),
             Err(e) => {
                 for (_, r) in out.iter_mut() {
@@ -214,15 +291,26 @@ fn run_gpu(rt: &GpuRuntime, k: &Kernels, jobs: &[KswExtd2Job], gpu: &[Prep], bud
     Ok(out)
 }
 
-fn run_chunk(rt: &GpuRuntime, k: &Kernels, jobs: &[KswExtd2Job], chunk: &[Prep], threads: u32) -> Result<Vec<(usize, KswResult)>, String> {
+#[allow(clippy::too_many_arguments)]
+fn run_chunk(
+    st: &Arc<CudaStream>,
+    k: &Kernels,
+    jobs: &[KswExtd2Job],
+    chunk: &[Prep],
+    threads: u32,
+    smem: u32,
+    global: bool,
+    profile: bool,
+) -> Result<Vec<(usize, KswResult)>, String> {
+    let t0 = std::time::Instant::now();
     let err = |what: &str, e: cudarc::driver::DriverError| format!("ksw_extd2 gpu {what}: {e:?}");
     let n = chunk.len();
     let mut offs = Vec::with_capacity(n * NO);
     let mut par = Vec::with_capacity(n * NP);
     let mut mats: Vec<i8> = Vec::new();
-    let (mut img_n, mut ws_n, mut h_n, mut p_n, mut cig_n) = (0usize, 0usize, 0usize, 0usize, 0usize);
+    let (mut img_n, mut ws_n, mut p_n, mut cig_n) = (0usize, 0usize, 0usize, 0usize);
     for p in chunk {
-        offs.extend_from_slice(&[img_n as u64, ws_n as u64, h_n as u64, p_n as u64, cig_n as u64]);
+        offs.extend_from_slice(&[img_n as u64, ws_n as u64, p_n as u64, cig_n as u64]);
         let mut pp = p.par;
         pp[3] = mats.len() as i32;
         let j = &jobs[p.idx];
@@ -230,8 +318,9 @@ fn run_chunk(rt: &GpuRuntime, k: &Kernels, jobs: &[KswExtd2Job], chunk: &[Prep],
         mats.extend_from_slice(unsafe { std::slice::from_raw_parts(j.mat, (j.m as usize) * (j.m as usize)) });
         par.extend_from_slice(&pp);
         img_n += p.img_bytes;
-        ws_n += p.ws_bytes();
-        h_n += p.h_elems();
+        if global {
+            ws_n += p.win_bytes();
+        }
         p_n += p.p_bytes;
         cig_n += p.cig_cap;
     }
@@ -258,25 +347,31 @@ fn run_chunk(rt: &GpuRuntime, k: &Kernels, jobs: &[KswExtd2Job], chunk: &[Prep],
         });
     }
     mats.push(0);
-    let st = rt.stream();
     let d_offs = st.clone_htod(&offs).map_err(|e| err("upload", e))?;
     let d_par = st.clone_htod(&par).map_err(|e| err("upload", e))?;
     let d_mats = st.clone_htod(&mats).map_err(|e| err("upload", e))?;
-    let mut d_img = st.clone_htod(&img).map_err(|e| err("upload", e))?;
-    // SAFETY: the kernels write every byte of ws/H before reading it, and read p only where the DP wrote it.
-    let mut d_ws = unsafe { st.alloc::<i8>(ws_n.max(1)) }.map_err(|e| err("alloc", e))?;
-    let mut d_h = unsafe { st.alloc::<i32>(h_n.max(1)) }.map_err(|e| err("alloc", e))?;
+    let d_img = st.clone_htod(&img).map_err(|e| err("upload", e))?;
+    // SAFETY: the kernels write every window byte before reading it, and read p only where the DP wrote it.
+    let mut d_ws = unsafe { st.alloc::<u8>(ws_n.max(1)) }.map_err(|e| err("alloc", e))?;
     let mut d_p = unsafe { st.alloc::<u8>(p_n.max(1)) }.map_err(|e| err("alloc", e))?;
     let mut d_cig = unsafe { st.alloc::<u32>(cig_n.max(1)) }.map_err(|e| err("alloc", e))?;
     let mut d_res = st.alloc_zeros::<i32>(n * NR).map_err(|e| err("alloc", e))?;
     let n_i = n as i32;
+    let ev = |on: bool| if on { st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map(Some) } else { Ok(None) };
+    let e0 = ev(profile).map_err(|e| err("event", e))?;
     {
-        let cfg = LaunchConfig { grid_dim: (n as u32, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 };
-        let mut l = st.launch_builder(&k.dp);
-        l.arg(&d_offs).arg(&d_par).arg(&d_mats).arg(&mut d_img).arg(&mut d_ws).arg(&mut d_h).arg(&mut d_p).arg(&mut d_res).arg(&n_i);
-        // SAFETY: argument types and buffer sizes match ksw_extd2_dp's signature and the offsets computed above.
+        let cfg = LaunchConfig { grid_dim: (n as u32, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: smem };
+        let mut l = st.launch_builder(if global { &k.dp_g } else { &k.dp });
+        l.arg(&d_offs).arg(&d_par).arg(&d_mats).arg(&d_img);
+        if global {
+            l.arg(&mut d_ws);
+        }
+        l.arg(&mut d_p).arg(&mut d_res).arg(&n_i);
+        // SAFETY: argument types and buffer sizes match ksw_extd2_dp(_g)'s signature and the offsets computed
+        // above; smem is at most the limit set in `kernels`.
         unsafe { l.launch(cfg) }.map_err(|e| err("launch dp", e))?;
     }
+    let e1 = ev(profile).map_err(|e| err("event", e))?;
     {
         let cfg = LaunchConfig { grid_dim: (n.div_ceil(64) as u32, 1, 1), block_dim: (64, 1, 1), shared_mem_bytes: 0 };
         let mut l = st.launch_builder(&k.bt);
@@ -284,6 +379,24 @@ fn run_chunk(rt: &GpuRuntime, k: &Kernels, jobs: &[KswExtd2Job], chunk: &[Prep],
         // SAFETY: as above (ksw_extd2_bt).
         unsafe { l.launch(cfg) }.map_err(|e| err("launch bt", e))?;
     }
+    if let (Some(e0), Some(e1), Some(e2)) = (e0, e1, ev(profile).map_err(|e| err("event", e))?) {
+        let ms = |a: &cudarc::driver::CudaEvent, b| a.elapsed_ms(b).unwrap_or(f32::NAN);
+        let cells: u64 = chunk.iter().map(|p| p.par[0] as u64 * p.par[1].min(p.par[20]) as u64).sum();
+        let top = chunk.iter().map(|p| p.par[0] as u64 * p.par[1].min(p.par[20]) as u64).max().unwrap_or(0);
+        eprintln!(
+            "ksw gpu: window {}{} threads {threads} jobs {n} ~cells {cells:.3e} (largest {top:.2e}) dp {:.1} ms bt {:.1} ms, host+upload {:.1} ms",
+            chunk[0].win(),
+            if global { " (global)" } else { "" },
+            ms(&e0, &e1),
+            ms(&e1, &e2),
+            t0.elapsed().as_secs_f64() * 1e3 - ms(&e0, &e2) as f64,
+        );
+    }
+    // Wait on an event before each download: a copy into pageable memory issued while the kernels still run
+    // appears to hold up the other groups' launches (on an H100, bench/ksw on ulall ran 3x faster with
+    // this wait than without).
+    let wait = || st.record_event(None).and_then(|e| e.synchronize()).map_err(|e| err("sync", e));
+    wait()?;
     let res = st.clone_dtoh(&d_res).map_err(|e| err("download", e))?;
     let mut out_off = Vec::with_capacity(n + 1);
     let mut tot = 0u64;
@@ -299,6 +412,7 @@ fn run_chunk(rt: &GpuRuntime, k: &Kernels, jobs: &[KswExtd2Job], chunk: &[Prep],
         l.arg(&d_offs).arg(&d_par).arg(&d_res).arg(&d_cig).arg(&d_out_off).arg(&mut d_out).arg(&n_i);
         // SAFETY: as above (ksw_extd2_pack); out has sum(n_cigar) elements.
         unsafe { l.launch(cfg) }.map_err(|e| err("launch pack", e))?;
+        wait()?;
         st.clone_dtoh(&d_out).map_err(|e| err("download", e))?
     } else {
         Vec::new()
