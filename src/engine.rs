@@ -83,6 +83,16 @@ impl Engine {
         self.gpu.as_ref()
     }
 
+    /// Loads every GPU kernel now (no-op on the CPU). A failure is reported as the batches would report it:
+    /// later batches fall back to the CPU.
+    pub fn prepare(&self) {
+        if let Some(rt) = &self.gpu {
+            if let Err(e) = rt.load_all() {
+                gpu_failed_notice(&e);
+            }
+        }
+    }
+
     /// One line saying what runs, e.g. for a tool's log.
     pub fn describe(&self) -> String {
         match &self.gpu {

@@ -317,13 +317,23 @@ const char *warpalign_last_error(void);
 struct warpalign_ctx *warpalign_ctx_create(void);
 
 /**
- * Destroys a context made by warpalign_ctx_create (NULL is ignored). No batch may be running on it.
+ * Creates a context that runs on the CPU only, whatever `WARPALIGN_BACKEND` says: no GPU start-up cost, for
+ * callers that submit one job at a time (where the CPU is faster) beside a GPU context for their batches.
+ */
+struct warpalign_ctx *warpalign_ctx_create_cpu(void);
+
+/**
+ * Destroys a context made by warpalign_ctx_create or warpalign_ctx_create_cpu (NULL is ignored). No batch may be running on it.
  */
 void warpalign_ctx_destroy(struct warpalign_ctx *ctx);
 
 /**
  * The backend the context runs on.
+ * Loads every GPU kernel of the context now, so that the first batch does not wait for it (optional; any
+ * thread). NULL or a CPU context: nothing to do.
  */
+void warpalign_ctx_prepare(const struct warpalign_ctx *ctx);
+
 enum warpalign_backend warpalign_ctx_backend(const struct warpalign_ctx *ctx);
 
 /**

@@ -123,7 +123,14 @@ pub extern "C" fn warpalign_ctx_create() -> *mut WarpalignCtx {
     ctx
 }
 
-/// Destroys a context made by warpalign_ctx_create (NULL is ignored). No batch may be running on it.
+/// Creates a context that runs on the CPU only, whatever `WARPALIGN_BACKEND` says: no GPU start-up cost, for
+/// callers that submit one job at a time (where the CPU is faster) beside a GPU context for their batches.
+#[no_mangle]
+pub extern "C" fn warpalign_ctx_create_cpu() -> *mut WarpalignCtx {
+    Box::into_raw(Box::new(WarpalignCtx { engine: Engine::cpu() }))
+}
+
+/// Destroys a context made by warpalign_ctx_create or warpalign_ctx_create_cpu (NULL is ignored). No batch may be running on it.
 #[no_mangle]
 pub extern "C" fn warpalign_ctx_destroy(ctx: *mut WarpalignCtx) {
     if !ctx.is_null() {
@@ -133,6 +140,16 @@ pub extern "C" fn warpalign_ctx_destroy(ctx: *mut WarpalignCtx) {
 }
 
 /// The backend the context runs on.
+/// Loads every GPU kernel of the context now, so that the first batch does not wait for it (optional; any
+/// thread). NULL or a CPU context: nothing to do.
+#[no_mangle]
+pub extern "C" fn warpalign_ctx_prepare(ctx: *const WarpalignCtx) {
+    // SAFETY: a live context or NULL.
+    if let Some(c) = unsafe { ctx.as_ref() } {
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| c.engine.prepare()));
+    }
+}
+
 #[no_mangle]
 pub extern "C" fn warpalign_ctx_backend(ctx: *const WarpalignCtx) -> WarpalignBackend {
     // SAFETY: a null context reads as CPU; otherwise it is live.

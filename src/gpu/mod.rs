@@ -127,6 +127,11 @@ impl GpuRuntime {
         Ok(m)
     }
 
+    /// Compiles (or reads from the disk cache) and loads every kernel module now, so that no batch pays for it.
+    pub fn load_all(&self) -> Result<(), String> {
+        KERNELS.iter().try_for_each(|(name, _)| self.module(name).map(|_| ()))
+    }
+
     pub fn device_name(&self) -> &str {
         &self.device_name
     }

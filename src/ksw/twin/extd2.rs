@@ -27,6 +27,14 @@ use super::common::{
 };
 use crate::ksw::{KswExtd2Job, KswResult};
 
+/// A thread's traceback matrix, reused between jobs: a fresh allocation of a large one costs page faults
+/// that take longer than filling it. Kept up to this size (upstream's km arena keeps its memory too).
+const TRACEBACK_KEEP_MAX: usize = 256 << 20;
+
+thread_local! {
+    static TRACEBACK: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// Per-call constants of the core loop, as the `__m128i` broadcasts hold them (int8).
 #[derive(Clone, Copy)]
 struct K {
@@ -255,7 +263,10 @@ fn extd2_body(job: &KswExtd2Job, out: &mut KswResult) {
     let n_row = (qlen + tlen - 1) as usize;
     let row_bytes = n_col_ as usize * 16;
     let (mut p, mut off, mut off_end) = if with_cigar {
-        (vec![0u8; n_row * row_bytes + 16], vec![0i32; n_row], vec![0i32; n_row])
+        let mut p = TRACEBACK.with(|t| t.take());
+        p.clear();
+        p.resize(n_row * row_bytes + 16, 0);
+        (p, vec![0i32; n_row], vec![0i32; n_row])
     } else {
         (Vec::new(), Vec::new(), Vec::new())
     };
@@ -401,6 +412,9 @@ fn extd2_body(job: &KswExtd2Job, out: &mut KswResult) {
             cigar = backtrack(rev, 0, &p, &off, &off_end, row_bytes, ez.mqe_t, qlen - 1);
         } else if ez.max_t >= 0 && ez.max_q >= 0 {
             cigar = backtrack(rev, 0, &p, &off, &off_end, row_bytes, ez.max_t, ez.max_q);
+        }
+        if p.capacity() <= TRACEBACK_KEEP_MAX {
+            TRACEBACK.with(|t| *t.borrow_mut() = p);
         }
     }
     finish(&ez, &cigar, out)
