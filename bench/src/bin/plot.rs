@@ -71,6 +71,17 @@ fn human(x: f64) -> String {
     format!("{}{unit}", format!("{v:.1}").trim_end_matches(".0"))
 }
 
+/// 1-2-5 ticks within [lo, hi]: plotters' own log ticks are powers of ten only, often one or none.
+fn ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let mut v = Vec::new();
+    let mut p = 10f64.powi(lo.log10().floor() as i32);
+    while p <= hi {
+        v.extend([p, 2.0 * p, 5.0 * p].into_iter().filter(|x| (lo..=hi).contains(x)));
+        p *= 10.0;
+    }
+    v
+}
+
 /// Line chart, log x: one series per (name, color, points).
 fn lines(path: &Path, title: &str, xdesc: &str, ydesc: &str, series: &[(&str, RGBColor, Vec<(f64, f64)>)], unity: bool) -> Result<(), Box<dyn Error>> {
     let root = BitMapBackend::new(path, (900, 560)).into_drawing_area();
@@ -82,10 +93,9 @@ fn lines(path: &Path, title: &str, xdesc: &str, ydesc: &str, series: &[(&str, RG
         .margin(16)
         .x_label_area_size(48)
         .y_label_area_size(64)
-        .build_cartesian_2d((x0..x1).log_scale(), 0f64..y1)?;
+        .build_cartesian_2d((x0..x1).log_scale().with_key_points(ticks(x0, x1)), 0f64..y1)?;
     chart
         .configure_mesh()
-        .x_labels(6)
         .x_label_formatter(&|x| human(*x))
         .x_desc(xdesc)
         .y_desc(ydesc)
@@ -156,9 +166,9 @@ fn run(csv: &str, out: &Path) -> Result<(), Box<dyn Error>> {
             false,
         )?;
     }
-    let size: Vec<(f64, f64)> = rows.iter().filter(|r| r.group == "size").map(|r| (r.input_bases / 1e6, r.ref_wall / r.new_wall)).collect();
+    let size: Vec<(f64, f64)> = rows.iter().filter(|r| r.group == "size").map(|r| (r.input_bases, r.ref_wall / r.new_wall)).collect();
     if !size.is_empty() {
-        lines(&out.join("speedup_vs_size.png"), "minimap2 map-ont -c speedup vs workload size", "input Mb", "speedup (reference wall / rebuilt wall)", &[("rebuilt vs reference", NEW, size)], true)?;
+        lines(&out.join("speedup_vs_size.png"), "minimap2 map-ont -c speedup vs workload size", "input bases", "speedup (reference wall / rebuilt wall)", &[("rebuilt vs reference", NEW, size)], true)?;
     }
     if !rows.is_empty() {
         bars(&out.join("time_per_workload.png"), &rows)?;
