@@ -658,3 +658,72 @@ fn main() {
         _ => die(usage),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn random_seq(n: usize, seed: u64) -> Vec<u8> {
+        let mut rng = Rng::new(seed, 0);
+        (0..n).map(|_| rng.base()).collect()
+    }
+
+    fn gen<'a>(templates: &'a [Template], profile: &'a [(u32, f32)], m: &str) -> ReadGen<'a> {
+        ReadGen { pick: Weighted::new(templates.iter().map(|t| t.seq.len())), templates, profile, fixed_len: None, identity: None, mode: mode(m) }
+    }
+
+    #[test]
+    fn chunks_depend_only_on_seed_and_index() {
+        let t = [Template { name: "t".into(), seq: random_seq(200_000, 1) }];
+        let p = [(5000, 0.1), (12000, f32::NAN)];
+        let g = gen(&t, &p, "ont");
+        assert_eq!(g.chunk(7, 3, 100_000).0, g.chunk(7, 3, 100_000).0);
+        assert_ne!(g.chunk(7, 3, 100_000).0, g.chunk(7, 4, 100_000).0);
+        let (text, reads, bases) = g.chunk(7, 0, 100_000);
+        assert_eq!(text.iter().filter(|&&c| c == b'\n').count() as u64, 4 * reads);
+        assert!(bases >= 90_000, "{bases}");
+    }
+
+    #[test]
+    fn errors_follow_the_mode_mix() {
+        let t = random_seq(1_000_000, 2);
+        for (m, err) in [("ont", 0.1), ("clr", 0.12), ("hifi", 0.002)] {
+            let g = gen(&[], &[], m);
+            let (mut seq, mut qual) = (Vec::new(), Vec::new());
+            g.mutate(&t, err, &mut Rng::new(3, 0), &mut seq, &mut qual);
+            assert_eq!(seq.len(), qual.len());
+            assert!(seq.iter().all(|c| b"ACGT".contains(c)));
+            // length change = insertions - deletions, as a share of the template
+            let [_, ins, del] = g.mode.mix;
+            let expect = 1.0 + err * (ins - del);
+            let got = seq.len() as f64 / t.len() as f64;
+            assert!((got - expect).abs() < err * 0.05 + 1e-4, "{m}: length ratio {got}, expected {expect}");
+            let q = qual.iter().map(|&c| (c - 33) as f64).sum::<f64>() / qual.len() as f64;
+            assert!((q - (-10.0 * err.log10())).abs() < 2.0, "{m}: mean quality {q}");
+        }
+    }
+
+    /// Whether `t` is pieces of `s` from `pos` on, each next piece after a GT...AG intron of 80 bp or more.
+    fn spliced(s: &[u8], pos: usize, t: &[u8]) -> bool {
+        let run = s[pos..].iter().zip(t).take_while(|(a, b)| a == b).count();
+        if run == t.len() {
+            return true;
+        }
+        (1..=run).rev().any(|e| {
+            let d = pos + e;
+            &s[d..d + 2] == b"GT"
+                && (d + 80..s.len().min(d + 5200)).any(|a| &s[a - 2..a] == b"AG" && s[a..].starts_with(&t[e..(e + 8).min(t.len())]) && spliced(s, a, &t[e..]))
+        })
+    }
+
+    #[test]
+    fn genes_have_gt_ag_introns() {
+        let refs = [Record { name: "r".into(), seq: random_seq(500_000, 4), qual: None }];
+        let genes = plant_genes(&refs, 50, &mut Rng::new(5, 0));
+        assert_eq!(genes.len(), 50);
+        for g in &genes {
+            let start: usize = g.name.rsplit(':').next().unwrap().parse().unwrap();
+            assert!(spliced(&refs[0].seq, start, &g.seq), "{}", g.name);
+        }
+    }
+}
