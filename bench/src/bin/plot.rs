@@ -141,6 +141,13 @@ fn bars(path: &Path, rows: &[Row]) -> Result<(), Box<dyn Error>> {
             .label(name)
             .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 16, y + 6)], color.filled()));
     }
+    let value = TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
+    for (i, r) in rows.iter().enumerate() {
+        for (k, t) in [r.ref_wall, r.new_wall].into_iter().enumerate().filter(|(_, t)| t.is_finite()) {
+            let (x, y) = chart.backend_coord(&(t, (n - 1 - i) as f64 + 0.69 - 0.4 * k as f64));
+            root.draw_text(&format!("{t:.1} s"), &value, (x + 4, y))?;
+        }
+    }
     let style = TextStyle::from((FONT, 15).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
     for (i, r) in rows.iter().enumerate() {
         let (x, y) = chart.backend_coord(&(0.0, (n - 1 - i) as f64 + 0.5));
