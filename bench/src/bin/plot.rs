@@ -82,8 +82,11 @@ fn ticks(lo: f64, hi: f64) -> Vec<f64> {
     v
 }
 
-/// Line chart, log x: one series per (name, color, points).
-fn lines(path: &Path, title: &str, xdesc: &str, ydesc: &str, series: &[(&str, RGBColor, Vec<(f64, f64)>)], unity: bool) -> Result<(), Box<dyn Error>> {
+/// A line chart's series: name, color, points.
+type Series<'a> = (&'a str, RGBColor, Vec<(f64, f64)>);
+
+/// Line chart, log x; `unity` draws a reference line at y = 1.
+fn lines(path: &Path, title: &str, xdesc: &str, ydesc: &str, series: &[Series], unity: bool) -> Result<(), Box<dyn Error>> {
     let root = BitMapBackend::new(path, (900, 560)).into_drawing_area();
     root.fill(&WHITE)?;
     let (x0, x1) = span(series.iter().flat_map(|s| s.2.iter().map(|p| p.0)), true);
