@@ -14,7 +14,7 @@ export PKG_CONFIG_PATH := $(CURDIR)/$(DIST)/lib/pkgconfig$(if $(PKG_CONFIG_PATH)
 
 RUST_SRC   := $(shell find src capi/src capi/include ffi kernels -type f) Cargo.toml capi/Cargo.toml capi/warpalign.pc.in
 
-.PHONY: all deps vendor lib tools demo test clean
+.PHONY: all deps vendor lib tools demo test bench-pack clean
 all: tools
 
 # System packages the build needs (Debian/Ubuntu); installs them when run as root, else names them.
@@ -78,6 +78,23 @@ demo: deps tools
 
 test: deps tools
 	tests/run
+
+# Everything bench/run needs on the GPU machine (no cargo there, 64 MiB carried per call): the four tools and
+# bench's gen/measure/plot, stripped, and the small real inputs it grows its workloads from.
+WARPALIGN_DATA ?= $(CURDIR)/../shared/data
+BENCH_CARRY    := $(T)/benchcarry
+BENCH_DATA     := ref/ecoli_K12_MG1655.fasta.gz ont/ecoli_ultralong_R9_nanotest.fastq.gz \
+                  ont/ecoli_R9_medaka_test_reads.fasta.gz pacbio/ecoli_sequel_clr_subreads.fastq.gz \
+                  wga/hpylori_G27.fasta.gz wga/hpylori_SJM180.fasta.gz wga/B_anthracis_Mslice.fasta.gz \
+                  wga/D_melanogaster_2Rslice.fasta.gz
+bench-pack: tools
+	$(CARGO) build --release -p warpalign-bench --bin gen --bin measure --bin plot
+	rm -rf $(BENCH_CARRY) && mkdir -p $(BENCH_CARRY)/tools $(BENCH_CARRY)/bin $(BENCH_CARRY)/data
+	for t in minimap2 minimap2-ref lastz lastz-ref; do strip -o $(BENCH_CARRY)/tools/$$t $(TOOLS)/$$t; done
+	for b in gen measure plot; do strip -o $(BENCH_CARRY)/bin/$$b $(T)/release/$$b; done
+	for f in $(BENCH_DATA); do cp $(WARPALIGN_DATA)/$$f $(BENCH_CARRY)/data/ || exit 1; done
+	@size=$$(du -sb $(BENCH_CARRY) | cut -f1); echo "$(BENCH_CARRY): $$((size / 1024)) KiB"; \
+	  [ $$size -lt 67108864 ] || { echo "bench-pack: over the 64 MiB a device call carries" >&2; exit 1; }
 
 clean:
 	rm -rf $(T)/build $(TOOLS) $(DIST)
