@@ -41,16 +41,24 @@ thread_local! {
     static SCRATCH: RefCell<(Scratch, Vec<u32>)> = RefCell::new(Default::default());
 }
 
-/// `ydrop_one_sided_align` for one unconstrained job; `out` is overwritten (not freed).
-pub fn one_sided(job: &YdropJob, out: &mut YdropResult) {
+/// How much of a job's sequences a call read: `a[..a]` and `b[..b]`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Extent {
+    pub a: u32,
+    pub b: u32,
+}
+
+/// `ydrop_one_sided_align` for one unconstrained job; `out` is overwritten (not freed). Returns the
+/// prefixes of the sequences it read.
+pub fn one_sided(job: &YdropJob, out: &mut YdropResult) -> Extent {
     *out = YdropResult::EMPTY;
     if job.m == 0 || job.n == 0 {
-        return;
+        return Extent::default();
     }
     // LASTZ dies ("not enough space in trace_back array") before the first row
     if sweep::y_drop_tail(job.gap_extend, job.y_drop, job.n) > job.tb_size as i32 {
         out.truncated = TRUNC_FIRST_ROW;
-        return;
+        return Extent::default();
     }
     // SAFETY: the job's contract: m bases at a, n bases and one readable byte at b, a 256x256 matrix at
     // sub, all alive and unchanged for the call.
@@ -80,7 +88,8 @@ pub fn one_sided(job: &YdropJob, out: &mut YdropResult) {
             n_ops: ops.len() as u32,
             ops: malloc_copy(ops),
         };
-    });
+        Extent { a: f.a_read, b: f.b_read }
+    })
 }
 
 /// A `malloc`ed copy (null when empty): results own their ops and C frees them.

@@ -80,6 +80,9 @@ pub(crate) struct Fill {
     pub end2: u32,
     /// The traceback memory ran out before some row (LASTZ's truncation report case).
     pub truncated: bool,
+    /// Bases of `a` and bytes of `b` the sweep read (prefixes): all a dump must keep to replay the call.
+    pub a_read: u32,
+    pub b_read: u32,
 }
 
 /// Runs the sweep over `a` (rows, `m = a.len()`) and `b` (columns; `b.len() == n + 1`: LASTZ reads the
@@ -119,6 +122,7 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
     let mut boundary: i32 = NEG_INF;
     let mut end_is_boundary = false;
     let mut truncated = false;
+    let (mut a_read, mut b_read) = (0u32, 0u32);
 
     for row in 1..=m {
         let prev_ly = ly;
@@ -137,6 +141,7 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
         }
 
         let sub = &p.sub[a[row as usize - 1] as usize * 256..][..256];
+        a_read = row;
         let mut dq: usize = 0;
         let mut dp: usize = (ly - prev_ly) as usize;
         col = ly;
@@ -223,6 +228,7 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
             c = next;
             col += 1;
         }
+        b_read = b_read.max(col);
 
         if ly >= ry {
             break;
@@ -248,5 +254,5 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
     }
 
     let score = if end_is_boundary { boundary } else { best };
-    Fill { score, end1, end2, truncated }
+    Fill { score, end1, end2, truncated, a_read, b_read }
 }
