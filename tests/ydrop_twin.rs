@@ -3,6 +3,7 @@
 //!
 //! `YDROP_TWIN_CASES=N` scales the random test (default 50,000); `YDROP_TWIN_SEED=S` changes its seed;
 //! `YDROP_TWIN_ONLY=I` replays case I alone. A mismatch prints the whole job.
+//! `cargo test --release --test ydrop_twin -- --ignored --nocapture bench` times twin vs oracle on one thread.
 
 mod common;
 
@@ -322,4 +323,30 @@ fn trap_reversed_changes_nothing() {
         c.reversed = 1;
         assert_eq!(same(&c), forward);
     }
+}
+
+/// One thread, LASTZ's defaults, 1-5 kb pairs at 3-10% divergence (the band is about 600 columns wide).
+#[test]
+#[ignore]
+fn bench_twin_vs_oracle() {
+    let n = env_u64("YDROP_TWIN_BENCH_JOBS", 300) as usize;
+    let mut rng = Rng::new(99);
+    let hox = hoxd70();
+    let cases: Vec<Case> = (0..n)
+        .map(|_| {
+            let len = rng.range(1000, 5000) as usize;
+            let rate = pick(&mut rng, &[0.03, 0.05, 0.1]);
+            let (a, b) = similar(&mut rng, len, rate);
+            Case::new(&a, &b, hox.clone(), 400, 30, 9400)
+        })
+        .collect();
+    let jobs: Vec<_> = cases.iter().map(|c| c.job()).collect();
+    let t0 = Instant::now();
+    let so: i64 = jobs.iter().map(|j| oracle(j).0 as i64).sum();
+    let to = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    let st: i64 = jobs.iter().map(|j| twin(j).0 as i64).sum();
+    let tt = t1.elapsed().as_secs_f64();
+    assert_eq!(so, st);
+    eprintln!("bench: {n} jobs 1-5 kb, LASTZ defaults: oracle {to:.3}s, twin {tt:.3}s, twin/oracle = {:.2}x", tt / to);
 }

@@ -140,20 +140,26 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
             s.cells.resize(tb_needed as usize, Cell::default());
         }
 
-        let sub = &p.sub[a[row as usize - 1] as usize * 256..][..256];
+        let sub: &[i32; 256] = p.sub[a[row as usize - 1] as usize * 256..][..256].try_into().unwrap();
         a_read = row;
         let mut dq: usize = 0;
         let mut dp: usize = (ly - prev_ly) as usize;
-        col = ly;
-        let mut np_col = col;
+        let mut np_col = ly;
         let mut i = NEG_INF;
         c = NEG_INF;
         let prune_floor = |best: i32| best.wrapping_sub(y_drop);
 
-        while col < ry && col <= n {
-            let d = s.cells[dp].d;
-            let pruned = if bounds.masked(row, col) {
-                true
+        // every visited cell gets one link, 0 when pruned (the zero fill)
+        let (first, stop) = (ly, ry.min(n + 1));
+        let tb_start = s.tb.len();
+        s.tb.resize(tb_start + stop.saturating_sub(first) as usize, 0);
+        let tb = &mut s.tb[tb_start..];
+        let cells = &mut s.cells[..];
+
+        for col in first..stop {
+            let d = cells[dp].d;
+            let link = if bounds.masked(row, col) {
+                None
             } else if d > c || i > c {
                 // C is entered by a gap; D is preferred on a tie, and no gap opens from a gap-ended C
                 // (the default build has no back-to-back gaps)
@@ -165,15 +171,14 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
                     FROM_I | I_EXTEND | D_EXTEND
                 };
                 if c < prune_floor(best) {
-                    true
+                    None
                 } else {
                     i = i.wrapping_sub(gap_e);
-                    s.cells[dq].d = d.wrapping_sub(gap_e);
-                    s.tb.push(link);
-                    false
+                    cells[dq].d = d.wrapping_sub(gap_e);
+                    Some(link)
                 }
             } else if c < prune_floor(best) {
-                true
+                None
             } else {
                 // only substitution-ended cells move the end: the latest cell wins a tie, and with
                 // --noytrim a boundary cell recorded after it in the same cell wins over it
@@ -191,10 +196,10 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
                 let d_ext = d.wrapping_sub(gap_e);
                 // strict: a tie records the extension
                 let mut link = if c_open > d_ext {
-                    s.cells[dq].d = c_open;
+                    cells[dq].d = c_open;
                     FROM_C
                 } else {
-                    s.cells[dq].d = d_ext;
+                    cells[dq].d = d_ext;
                     FROM_C | D_EXTEND
                 };
                 i = i.wrapping_sub(gap_e);
@@ -203,32 +208,30 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
                 } else {
                     link |= I_EXTEND;
                 }
-                s.tb.push(link);
-                false
+                Some(link)
             };
 
             // the diagonal proposal for col+1 is formed from the row above in every case
-            let next = s.cells[dp].c.wrapping_add(sub[b[col as usize] as usize]);
+            let next = cells[dp].c.wrapping_add(sub[b[col as usize] as usize]);
             dp += 1;
-            if pruned {
-                if col == ly {
-                    // a leading prune only moves the left bound: nothing is stored and `i` is kept
-                    ly += 1;
-                } else {
+            match link {
+                Some(link) => {
+                    np_col = col;
+                    cells[dq].c = c;
+                    dq += 1;
+                    tb[(col - first) as usize] = link;
+                }
+                // a leading prune only moves the left bound: nothing is stored and `i` is kept
+                None if col == ly => ly += 1,
+                None => {
                     i = NEG_INF;
-                    s.cells[dq] = Cell { c: NEG_INF, d: NEG_INF };
+                    cells[dq] = Cell { c: NEG_INF, d: NEG_INF };
                     dq += 1;
                 }
-                s.tb.push(0);
-            } else {
-                np_col = col;
-                s.cells[dq].c = c;
-                dq += 1;
             }
             c = next;
-            col += 1;
         }
-        b_read = b_read.max(col);
+        b_read = b_read.max(stop);
 
         if ly >= ry {
             break;
