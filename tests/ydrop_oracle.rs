@@ -1,52 +1,16 @@
 //! The ydrop engine's batch path against direct calls of LASTZ's own `ydrop_one_sided_align` (the oracle,
 //! through ffi/csrc/lastz_ydrop_shim.c), on random jobs with fixed seeds, plus invariants every result must
 //! meet: ends within the sequences, an edit script that consumes exactly `end1` bases of `a` and `end2` of
-//! `b`, and a score equal to the script rescored with the matrix and gap costs. The Rust twin and the GPU
-//! kernel plug into the same harness (`one_sided_batch` on their engine).
+//! `b`, and a score equal to the script rescored with the matrix and gap costs. The batch path runs the Rust
+//! twin on the CPU (tests/ydrop_twin.rs checks it case by case); the GPU kernel plugs into the same harness.
 
 mod common;
 
+use common::ydrop_cases::{lastz_matrix, match_mismatch, HOXD70, TB_DEFAULT};
 use common::Rng;
 use warpalign::ydrop::{self, op, YdropJob, YdropResult, TRUNC_FIRST_ROW, TRUNC_MIDWAY, TRUNC_NONE};
 use warpalign::Engine;
 use warpalign_ffi::lastz as c;
-
-/// LASTZ's default traceback (`--allocate:traceback=80M`): `tback.size` cells.
-const TB_DEFAULT: u32 = 80 * 1024 * 1024 - 7;
-
-/// LASTZ's HOXD70 (dna_utilities.c).
-const HOXD70: [[i32; 4]; 4] = [[91, -114, -31, -123], [-114, 100, -125, -31], [-31, -125, 100, -114], [-123, -31, -114, 91]];
-
-/// A 256x256 matrix shaped like LASTZ's default scoreset: `m` on ACGT in either case, `fill` against N/n,
-/// `bad` for every other byte, and LASTZ's veryBadScore against byte 0.
-fn lastz_matrix(m: &[[i32; 4]; 4], fill: i32, bad: i32) -> Vec<i32> {
-    const VERY_BAD: i32 = -107_374_182;
-    let idx = |c: u8| b"ACGT".iter().position(|&x| x == c.to_ascii_uppercase());
-    let mut sub = vec![bad; 256 * 256];
-    for x in 0..256usize {
-        for y in 0..256usize {
-            let (cx, cy) = (x as u8, y as u8);
-            sub[x * 256 + y] = if x == 0 || y == 0 {
-                VERY_BAD
-            } else if let (Some(i), Some(j)) = (idx(cx), idx(cy)) {
-                m[i][j]
-            } else if cx.eq_ignore_ascii_case(&b'N') || cy.eq_ignore_ascii_case(&b'N') {
-                fill
-            } else {
-                bad
-            };
-        }
-    }
-    sub
-}
-
-fn match_mismatch(a: i32, b: i32) -> [[i32; 4]; 4] {
-    let mut m = [[-b; 4]; 4];
-    for (i, row) in m.iter_mut().enumerate() {
-        row[i] = a;
-    }
-    m
-}
 
 struct Scoring {
     name: &'static str,

@@ -35,7 +35,9 @@
 //! when `tb_size` cannot hold the first row (LASTZ dies "not enough space in trace_back array"; the other
 //! fields are zero).
 
-mod oracle;
+pub mod dump;
+pub mod oracle;
+pub mod twin;
 
 use crate::{Engine, Error, Result};
 
@@ -169,9 +171,8 @@ impl YdropJob {
 
 /// Runs the jobs; `results[i]` is overwritten (not freed) with job i's result.
 ///
-/// CPU path: LASTZ's own function (the oracle, `warpalign_ffi::lastz`). That copy keeps file-static
-/// scratch (`tbRow`), so the oracle serializes its calls with a lock: a batch is correct from any number of
-/// threads, but the oracle runs one job at a time.
+/// CPU path: the Rust twin ([`twin::one_sided`]), jobs spread over the rayon pool. With `WARPALIGN_DUMP` set,
+/// each job and its result are also recorded ([`dump`]).
 pub fn one_sided_batch(_engine: &Engine, jobs: &[YdropJob], results: &mut [YdropResult]) -> Result<()> {
     if jobs.len() != results.len() {
         return Err(Error::InvalidArgument(format!("{} jobs but {} results", jobs.len(), results.len())));
@@ -180,6 +181,13 @@ pub fn one_sided_batch(_engine: &Engine, jobs: &[YdropJob], results: &mut [Ydrop
         j.check(i)?;
     }
     // The GPU kernel lands with the ydrop engine; until then both backends run the exact CPU path.
-    crate::engine::par_zip(jobs, results, oracle::one_sided);
+    if dump::enabled() {
+        // a record keeps the prefixes each call read, which only the run itself tells
+        let extents: Vec<twin::Extent> = jobs.iter().zip(results.iter_mut()).map(|(j, r)| twin::one_sided(j, r)).collect();
+        return dump::record(jobs, results, &extents);
+    }
+    crate::engine::par_zip(jobs, results, |j, r| {
+        twin::one_sided(j, r);
+    });
     Ok(())
 }

@@ -1,9 +1,11 @@
-//! The CPU path through LASTZ's own `ydrop_one_sided_align` (the oracle), until the Rust twin replaces it.
+//! LASTZ's own `ydrop_one_sided_align` (the oracle, `warpalign_ffi::lastz`) on a [`YdropJob`], to check the
+//! twin against. That copy keeps file-static scratch (`tbRow`), so its calls are serialized by a lock.
 
 use super::{YdropJob, YdropResult};
 use warpalign_ffi::lastz as c;
 
-pub(super) fn one_sided(j: &YdropJob, out: &mut YdropResult) {
+/// Same contract as [`super::twin::one_sided`].
+pub fn one_sided(j: &YdropJob, out: &mut YdropResult) {
     // SAFETY: ydrop_out is plain data.
     let mut o: c::warpalign_oracle_lastz_ydrop_out = unsafe { std::mem::zeroed() };
     // The shim takes LASTZ's 1-based pointers (one byte before the first base); it never dereferences

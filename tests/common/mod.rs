@@ -73,3 +73,4 @@ pub fn mm2_matrix(a: i8, b: i8, sc_ambi: i8) -> Vec<i8> {
     mat
 }
 pub mod ksw_cases;
+pub mod ydrop_cases;

@@ -1,0 +1,107 @@
+//! The Rust twin of LASTZ 1.04.52's `ydrop_one_sided_align` (gapped_extend.c), bit-exact with the default
+//! build (`score_type=I`, no back-to-back gaps): score, end, edit script and truncation.
+//!
+//! [`one_sided`] runs one [`YdropJob`]: [`sweep::fill`] then [`traceback::trace`]. The sweep takes the
+//! bounds earlier alignments impose through [`Constraints`]; a job is unconstrained ([`Unconstrained`]),
+//! and LASTZ's bounded calls (leftSeg/rightSeg bounds, aboveList/belowList masks) plug in as another
+//! implementation.
+
+mod sweep;
+mod traceback;
+
+use super::{YdropJob, YdropResult, TRUNC_FIRST_ROW, TRUNC_MIDWAY, TRUNC_NONE};
+use std::cell::RefCell;
+use sweep::{Params, Scratch};
+
+/// What earlier alignments impose on the sweep, row by row (LASTZ's `update_LR_bounds` and
+/// `update_active_segs`, and the prolongation bound `NN`).
+pub(crate) trait Constraints {
+    /// At the start of `row`, before the traceback-memory check: may move the row's bounds `[ly, ry)`.
+    fn enter_row(&mut self, row: u32, ly: &mut u32, ry: &mut u32);
+    /// Whether (row, col) lies on an earlier alignment: the cell is pruned unconditionally.
+    fn masked(&self, row: u32, col: u32) -> bool;
+    /// The last column prolongation and the terminator cell may reach (LASTZ's `NN`).
+    fn right_limit(&self, n: u32) -> i64;
+}
+
+/// No earlier alignment bounds or masks the DP.
+pub(crate) struct Unconstrained;
+
+impl Constraints for Unconstrained {
+    fn enter_row(&mut self, _row: u32, _ly: &mut u32, _ry: &mut u32) {}
+    fn masked(&self, _row: u32, _col: u32) -> bool {
+        false
+    }
+    fn right_limit(&self, n: u32) -> i64 {
+        n as i64
+    }
+}
+
+thread_local! {
+    static SCRATCH: RefCell<(Scratch, Vec<u32>)> = RefCell::new(Default::default());
+}
+
+/// How much of a job's sequences a call read: `a[..a]` and `b[..b]`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Extent {
+    pub a: u32,
+    pub b: u32,
+}
+
+/// `ydrop_one_sided_align` for one unconstrained job; `out` is overwritten (not freed). Returns the
+/// prefixes of the sequences it read.
+pub fn one_sided(job: &YdropJob, out: &mut YdropResult) -> Extent {
+    *out = YdropResult::EMPTY;
+    if job.m == 0 || job.n == 0 {
+        return Extent::default();
+    }
+    // LASTZ dies ("not enough space in trace_back array") before the first row
+    if sweep::y_drop_tail(job.gap_extend, job.y_drop, job.n) > job.tb_size as i32 {
+        out.truncated = TRUNC_FIRST_ROW;
+        return Extent::default();
+    }
+    // SAFETY: the job's contract: m bases at a, n bases and one readable byte at b, a 256x256 matrix at
+    // sub, all alive and unchanged for the call.
+    let (a, b, sub) = unsafe {
+        (
+            std::slice::from_raw_parts(job.a, job.m as usize),
+            std::slice::from_raw_parts(job.b, job.n as usize + 1),
+            std::slice::from_raw_parts(job.sub, 256 * 256),
+        )
+    };
+    let params = Params {
+        sub,
+        gap_open: job.gap_open,
+        gap_extend: job.gap_extend,
+        y_drop: job.y_drop,
+        trim_to_peak: job.trim_to_peak != 0,
+        tb_len: job.tb_size as i32,
+    };
+    SCRATCH.with_borrow_mut(|(scratch, ops)| {
+        let f = sweep::fill(a, b, &params, &mut Unconstrained, scratch);
+        traceback::trace(scratch, f.end1, f.end2, ops);
+        *out = YdropResult {
+            score: f.score,
+            end1: f.end1,
+            end2: f.end2,
+            truncated: if f.truncated { TRUNC_MIDWAY } else { TRUNC_NONE },
+            n_ops: ops.len() as u32,
+            ops: malloc_copy(ops),
+        };
+        Extent { a: f.a_read, b: f.b_read }
+    })
+}
+
+/// A `malloc`ed copy (null when empty): results own their ops and C frees them.
+fn malloc_copy(v: &[u32]) -> *mut u32 {
+    if v.is_empty() {
+        return std::ptr::null_mut();
+    }
+    // SAFETY: a fresh block of exactly v.len() u32s, filled here; the caller frees it with free().
+    unsafe {
+        let p = libc::malloc(std::mem::size_of_val(v)) as *mut u32;
+        assert!(!p.is_null(), "out of memory");
+        std::ptr::copy_nonoverlapping(v.as_ptr(), p, v.len());
+        p
+    }
+}

@@ -1,0 +1,261 @@
+//! The DP fill of `ydrop_one_sided_align` (gapped_extend.c, LASTZ 1.04.52): row 0, then one row-major sweep
+//! per row with y-drop pruning, the trailing pull-in or insertion prolongation, and the terminator cell.
+//!
+//! The port keeps LASTZ's storage on purpose: one array of cells updated in place, read at `dp` (the row
+//! above, indexed from the previous row's left bound) and written at `dq` (this row, indexed from this
+//! row's left bound, never ahead of `dp`), and one traceback byte per visited cell in visiting order. The
+//! values it leaves in pruned and off-path cells are LASTZ's (e.g. a leading prune keeps the running `i`),
+//! so nothing depends on an argument that the difference could never matter.
+
+use super::Constraints;
+
+/// LASTZ's `negInfinity` for `score_type=I`: `(s32)(0.9 * INT32_MIN)`.
+pub(crate) const NEG_INF: i32 = -1_932_735_283;
+
+/// Traceback link bits (LASTZ's `cFromC`, `cFromI`, `cFromD`, `iExtend`, `dExtend`).
+pub(crate) const FROM_C: u8 = 0;
+pub(crate) const FROM_I: u8 = 1;
+pub(crate) const FROM_D: u8 = 2;
+pub(crate) const I_EXTEND: u8 = 4;
+pub(crate) const D_EXTEND: u8 = 8;
+
+/// With a zero gap extension LASTZ bounds `yDropTail` by the sequence length, and by this.
+const MAX_Y_DROP_TAIL_E0: u32 = 500 * 1000;
+
+/// Scoring and limits of one call, as `ydrop_one_sided_align` reads them from `alignio`.
+pub(crate) struct Params<'a> {
+    /// 256x256 row-major (`[a byte][b byte]`).
+    pub sub: &'a [i32],
+    pub gap_open: i32,
+    pub gap_extend: i32,
+    pub y_drop: i32,
+    pub trim_to_peak: bool,
+    /// `tb->size`, read into an `int` as LASTZ does.
+    pub tb_len: i32,
+}
+
+/// `yDropTail`: the traceback cells reserved beyond the current row's width.
+pub(crate) fn y_drop_tail(gap_extend: i32, y_drop: i32, n: u32) -> i32 {
+    if gap_extend != 0 {
+        y_drop.wrapping_div(gap_extend).wrapping_add(6)
+    } else if n < MAX_Y_DROP_TAIL_E0 {
+        n.wrapping_add(1) as i32
+    } else {
+        MAX_Y_DROP_TAIL_E0 as i32
+    }
+}
+
+#[derive(Clone, Copy, Default)]
+struct Cell {
+    /// C of this row at the cell's column.
+    c: i32,
+    /// D of the next row at the cell's column.
+    d: i32,
+}
+
+/// Per-thread memory reused across calls.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    cells: Vec<Cell>,
+    /// Traceback links in visiting order (LASTZ's `tb->space`).
+    pub tb: Vec<u8>,
+    /// `tb_row[r] + col` is the link of (r, col) (LASTZ's `tbRow`, u32 arithmetic).
+    pub tb_row: Vec<u32>,
+}
+
+impl Scratch {
+    /// Makes cell `k` writable (LASTZ sizes its row array per row; growing on demand gives the same cells).
+    fn cell(&mut self, k: usize) -> &mut Cell {
+        if k >= self.cells.len() {
+            self.cells.resize(k + 1, Cell::default());
+        }
+        &mut self.cells[k]
+    }
+}
+
+/// Where the sweep ended.
+pub(crate) struct Fill {
+    pub score: i32,
+    pub end1: u32,
+    pub end2: u32,
+    /// The traceback memory ran out before some row (LASTZ's truncation report case).
+    pub truncated: bool,
+    /// Bases of `a` and bytes of `b` the sweep read (prefixes): all a dump must keep to replay the call.
+    pub a_read: u32,
+    pub b_read: u32,
+}
+
+/// Runs the sweep over `a` (rows, `m = a.len()`) and `b` (columns; `b.len() == n + 1`: LASTZ reads the
+/// byte after the last base, and the last proposal of a row uses it before it is thrown away). The caller
+/// has checked that `yDropTail` fits `tb_len` and that both sequences are non-empty.
+pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut K, s: &mut Scratch) -> Fill {
+    let m = a.len() as u32;
+    let n = (b.len() - 1) as u32;
+    let gap_e = p.gap_extend;
+    let gap_oe = p.gap_open.wrapping_add(gap_e);
+    let y_drop = p.y_drop;
+    let y_drop_tail = y_drop_tail(gap_e, y_drop, n);
+
+    s.tb.clear();
+    s.tb_row.clear();
+    s.tb_row.push(0);
+
+    // row 0: C[0][0] = 0, then an insertion run while the PREVIOUS C is within y-drop, so the first C below
+    // -yDrop is stored too (LASTZ's notes 8, 10, 13)
+    *s.cell(0) = Cell { c: 0, d: gap_oe.wrapping_neg() };
+    s.tb.push(0);
+    let mut c = gap_oe.wrapping_neg();
+    let mut c_prev = 0;
+    let mut col: u32 = 1;
+    while col <= n && c_prev >= y_drop.wrapping_neg() {
+        *s.cell(col as usize) = Cell { c, d: c.wrapping_sub(gap_oe) };
+        c_prev = c;
+        c = c.wrapping_sub(gap_e);
+        s.tb.push(FROM_I);
+        col += 1;
+    }
+
+    let mut ly: u32 = 0;
+    let mut ry: u32 = col;
+    let (mut end1, mut end2) = (0u32, 0u32);
+    let mut best: i32 = 0;
+    let mut boundary: i32 = NEG_INF;
+    let mut end_is_boundary = false;
+    let mut truncated = false;
+    let (mut a_read, mut b_read) = (0u32, 0u32);
+
+    for row in 1..=m {
+        let prev_ly = ly;
+        bounds.enter_row(row, &mut ly, &mut ry);
+        if ry < ly {
+            ry = ly;
+        }
+        let tb_needed = (ry - ly).wrapping_add(y_drop_tail as u32) as i32;
+        if s.tb.len() as i64 + tb_needed as i64 >= p.tb_len as i64 {
+            truncated = true;
+            break;
+        }
+        s.tb_row.push((s.tb.len() as u32).wrapping_sub(ly));
+        if s.cells.len() < tb_needed.max(0) as usize {
+            s.cells.resize(tb_needed as usize, Cell::default());
+        }
+
+        let sub: &[i32; 256] = p.sub[a[row as usize - 1] as usize * 256..][..256].try_into().unwrap();
+        a_read = row;
+        let mut dq: usize = 0;
+        let mut dp: usize = (ly - prev_ly) as usize;
+        let mut np_col = ly;
+        let mut i = NEG_INF;
+        c = NEG_INF;
+        let prune_floor = |best: i32| best.wrapping_sub(y_drop);
+
+        // every visited cell gets one link, 0 when pruned (the zero fill)
+        let (first, stop) = (ly, ry.min(n + 1));
+        let tb_start = s.tb.len();
+        s.tb.resize(tb_start + stop.saturating_sub(first) as usize, 0);
+        let tb = &mut s.tb[tb_start..];
+        let cells = &mut s.cells[..];
+
+        for col in first..stop {
+            let d = cells[dp].d;
+            let link = if bounds.masked(row, col) {
+                None
+            } else if d > c || i > c {
+                // C is entered by a gap; D is preferred on a tie, and no gap opens from a gap-ended C
+                // (the default build has no back-to-back gaps)
+                let link = if d >= i {
+                    c = d;
+                    FROM_D | I_EXTEND | D_EXTEND
+                } else {
+                    c = i;
+                    FROM_I | I_EXTEND | D_EXTEND
+                };
+                if c < prune_floor(best) {
+                    None
+                } else {
+                    i = i.wrapping_sub(gap_e);
+                    cells[dq].d = d.wrapping_sub(gap_e);
+                    Some(link)
+                }
+            } else if c < prune_floor(best) {
+                None
+            } else {
+                // only substitution-ended cells move the end: the latest cell wins a tie, and with
+                // --noytrim a boundary cell recorded after it in the same cell wins over it
+                if c >= best {
+                    best = c;
+                    (end1, end2) = (row, col);
+                    end_is_boundary = false;
+                }
+                if !p.trim_to_peak && c >= boundary && (row == m || col == n) {
+                    boundary = c;
+                    (end1, end2) = (row, col);
+                    end_is_boundary = true;
+                }
+                let c_open = c.wrapping_sub(gap_oe);
+                let d_ext = d.wrapping_sub(gap_e);
+                // strict: a tie records the extension
+                let mut link = if c_open > d_ext {
+                    cells[dq].d = c_open;
+                    FROM_C
+                } else {
+                    cells[dq].d = d_ext;
+                    FROM_C | D_EXTEND
+                };
+                i = i.wrapping_sub(gap_e);
+                if c_open > i {
+                    i = c_open;
+                } else {
+                    link |= I_EXTEND;
+                }
+                Some(link)
+            };
+
+            // the diagonal proposal for col+1 is formed from the row above in every case
+            let next = cells[dp].c.wrapping_add(sub[b[col as usize] as usize]);
+            dp += 1;
+            match link {
+                Some(link) => {
+                    np_col = col;
+                    cells[dq].c = c;
+                    dq += 1;
+                    tb[(col - first) as usize] = link;
+                }
+                // a leading prune only moves the left bound: nothing is stored and `i` is kept
+                None if col == ly => ly += 1,
+                None => {
+                    i = NEG_INF;
+                    cells[dq] = Cell { c: NEG_INF, d: NEG_INF };
+                    dq += 1;
+                }
+            }
+            c = next;
+        }
+        b_read = b_read.max(stop);
+
+        if ly >= ry {
+            break;
+        }
+        let nn = bounds.right_limit(n);
+        if ry > np_col + 1 {
+            ry = np_col + 1;
+        } else {
+            // the row reached its right bound: prolong it with insertions for the row above's overhang
+            while i >= prune_floor(best) && ry as i64 <= nn {
+                *s.cell(dq) = Cell { c: i, d: i.wrapping_sub(gap_oe) };
+                dq += 1;
+                i = i.wrapping_sub(gap_e);
+                s.tb.push(FROM_I);
+                ry += 1;
+            }
+        }
+        // the terminator: a dead cell nothing steps from, with no traceback byte
+        if ry as i64 <= nn {
+            *s.cell(dq) = Cell { c: NEG_INF, d: NEG_INF };
+            ry += 1;
+        }
+    }
+
+    let score = if end_is_boundary { boundary } else { best };
+    Fill { score, end1, end2, truncated, a_read, b_read }
+}

@@ -1,0 +1,352 @@
+//! The Rust twin of LASTZ's `ydrop_one_sided_align` (warpalign::ydrop::twin) against LASTZ's own function
+//! (the oracle), score, end, truncation and edit script, on fixed-seed random jobs and on named traps.
+//!
+//! `YDROP_TWIN_CASES=N` scales the random test (default 50,000); `YDROP_TWIN_SEED=S` changes its seed;
+//! `YDROP_TWIN_ONLY=I` replays case I alone. A mismatch prints the whole job.
+//! `cargo test --release --test ydrop_twin -- --ignored --nocapture bench` times twin vs oracle on one thread.
+
+mod common;
+
+use common::ydrop_cases::*;
+use common::Rng;
+use std::sync::Arc;
+use std::time::Instant;
+use warpalign::ydrop::{op, TRUNC_FIRST_ROW, TRUNC_MIDWAY, TRUNC_NONE};
+
+fn env_u64(key: &str, default: u64) -> u64 {
+    std::env::var(key).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+fn case_rng(seed: u64, i: u64) -> Rng {
+    Rng::new(seed.wrapping_mul(1_000_003).wrapping_add(i))
+}
+
+/// Runs `n` cases `gen(rng of seed, i)` on all cores; returns the mismatching indices (printing the first few).
+fn check_many(what: &str, seed: u64, n: u64, gen: &(dyn Fn(&mut Rng) -> Case + Sync)) -> Vec<u64> {
+    let threads = std::thread::available_parallelism().map(|x| x.get()).unwrap_or(2) as u64;
+    let next = std::sync::atomic::AtomicU64::new(0);
+    let bad = std::sync::Mutex::new(Vec::new());
+    let start = Instant::now();
+    std::thread::scope(|sc| {
+        for _ in 0..threads {
+            sc.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if i >= n {
+                    break;
+                }
+                let case = gen(&mut case_rng(seed, i));
+                let j = case.job();
+                let (o, t) = (oracle(&j), twin(&j));
+                if o != t {
+                    let mut b = bad.lock().unwrap();
+                    if b.len() < 3 {
+                        eprintln!(
+                            "{what}: MISMATCH case {i} (replay with YDROP_TWIN_SEED={seed} YDROP_TWIN_ONLY={i})\n  oracle {o:?}\n  twin   {t:?}\n  {}",
+                            case.describe()
+                        );
+                    }
+                    b.push(i);
+                }
+            });
+        }
+    });
+    let b = bad.into_inner().unwrap();
+    eprintln!("{what}: {n} cases, {} mismatches, {:.1}s", b.len(), start.elapsed().as_secs_f64());
+    b
+}
+
+/// Twin and oracle agree on `case`; returns the outcome.
+fn same(case: &Case) -> Outcome {
+    let j = case.job();
+    let (o, t) = (oracle(&j), twin(&j));
+    assert_eq!(t, o, "twin differs from the oracle on\n  {}", case.describe());
+    o
+}
+
+fn hoxd70() -> Arc<Matrix> {
+    matrix_pool(0, 0)[0].clone()
+}
+
+fn matrix(name: &str, sub: Vec<i32>) -> Arc<Matrix> {
+    Arc::new(Matrix { name: name.into(), sub })
+}
+
+fn pick<T: Copy>(rng: &mut Rng, xs: &[T]) -> T {
+    xs[rng.below(xs.len() as u64) as usize]
+}
+
+/// Bases over the first `alpha` letters of ACGT.
+fn letters(rng: &mut Rng, len: usize, alpha: u64) -> Vec<u8> {
+    (0..len).map(|_| b"ACGT"[rng.below(alpha) as usize]).collect()
+}
+
+/// A similar pair: `b` is `a` mutated at `rate`.
+fn similar(rng: &mut Rng, len: usize, rate: f64) -> (Vec<u8>, Vec<u8>) {
+    let a = rng.nt4_seq(len, 0.0);
+    let b = rng.mutate(&a, rate);
+    let text = |s: &[u8]| s.iter().map(|&c| b"ACGT"[c as usize]).collect::<Vec<u8>>();
+    (text(&a), text(&b))
+}
+
+#[test]
+fn twin_equals_oracle_random() {
+    let seed = env_u64("YDROP_TWIN_SEED", 1);
+    let pool = matrix_pool(seed, 12);
+    let gen = |rng: &mut Rng| random_case(rng, &pool, 3000);
+    if let Ok(i) = std::env::var("YDROP_TWIN_ONLY") {
+        let case = gen(&mut case_rng(seed, i.parse().unwrap()));
+        eprintln!("{}", case.describe());
+        same(&case);
+        return;
+    }
+    let n = env_u64("YDROP_TWIN_CASES", 50_000);
+    let bad = check_many("random", seed, n, &gen);
+    assert!(bad.is_empty(), "{} of {n} cases differ; first {:?}", bad.len(), &bad[..bad.len().min(20)]);
+}
+
+/// The generator reaches what it is meant to: long extensions, both truncations, every op.
+#[test]
+fn random_cases_cover_the_quirks() {
+    let pool = matrix_pool(2, 6);
+    let (mut long, mut midway, mut first_row, mut gaps, mut boundary_ends) = (0, 0, 0, 0, 0);
+    for i in 0..2000 {
+        let case = random_case(&mut case_rng(2, i), &pool, 3000);
+        let (_, end1, end2, truncated, ops) = same(&case);
+        long += (end1 >= 1000) as u32;
+        midway += (truncated == TRUNC_MIDWAY) as u32;
+        first_row += (truncated == TRUNC_FIRST_ROW) as u32;
+        gaps += ops.iter().any(|&o| op::kind(o) != op::SUB) as u32;
+        boundary_ends += (case.trim_to_peak == 0 && end1 > 0 && (end1 == case.a.len() as u32 - 1 || end2 == case.b.len() as u32 - 1)) as u32;
+    }
+    eprintln!("coverage: {long} long, {midway} midway, {first_row} first-row, {gaps} gapped, {boundary_ends} boundary ends");
+    assert!(long >= 20 && midway >= 20 && first_row >= 20 && gaps >= 200 && boundary_ends >= 50);
+}
+
+// ---- named traps -------------------------------------------------------------------------------------------
+
+/// Row 0 tests the PREVIOUS C against -yDrop, so it stores the first C below it, and that sets row 1's
+/// right bound; a y-drop of a few gap extensions (ties with `>=` at exact multiples) stops row 0 after a
+/// cell or two, and the tiny bands prune leading cells (which keep the running I) on most rows.
+#[test]
+fn trap_row_zero_and_narrow_ydrop() {
+    let pool = matrix_pool(3, 3);
+    let gen = |rng: &mut Rng| {
+        let e = rng.range(1, 40) as i32;
+        let o = pick(rng, &[0, e, 3 * e, 400]);
+        let y = pick(rng, &[0, e - 1, e, e + 1, 2 * e, 2 * e + 1, o + e, o + 2 * e, o + 3 * e - 1]).max(0);
+        let len = rng.range(0, 200) as usize;
+        let rate = pick(rng, &[0.0, 0.05, 0.3, 0.75]);
+        let (a, b) = similar(rng, len, rate);
+        let mut c = Case::new(&a, &b, pool[rng.below(pool.len() as u64) as usize].clone(), o, e, y);
+        c.trim_to_peak = rng.chance(0.5) as i32;
+        c
+    };
+    assert!(check_many("row 0, narrow y-drop", 21, 20_000, &gen).is_empty());
+}
+
+/// `C >= best`: of equal scores the later cell in row-major order is the end. With every substitution
+/// scoring 0 only the main diagonal reaches 0, and the end is its last cell, not the anchor.
+#[test]
+fn trap_best_ties_move_the_end() {
+    let zero = matrix("zero", vec![0; 256 * 256]);
+    let (score, end1, end2, truncated, ops) = same(&Case::new(b"ACGTA", b"TTGCA", zero, 1, 1, 10));
+    assert_eq!((score, end1, end2, truncated, ops), (0, 5, 5, TRUNC_NONE, vec![5 << 2 | op::SUB]));
+}
+
+/// Ties everywhere: one- and two-letter sequences with scores where a gap, a mismatch and a match run can
+/// cost the same (`C >= best`, D preferred over I when they tie, an extension preferred over an open on a
+/// tie, no gap opened from a gap-ended cell).
+#[test]
+fn trap_tie_rules_low_complexity() {
+    let scorings = [
+        matrix("match2,2", lastz_matrix(&match_mismatch(2, 2), 0, -10)),
+        matrix("match1,1", lastz_matrix(&match_mismatch(1, 1), 0, -10)),
+        matrix("match3,1", lastz_matrix(&match_mismatch(3, 1), 0, -10)),
+    ];
+    let gen = |rng: &mut Rng| {
+        let alpha = pick(rng, &[1, 2, 2, 3]);
+        let (a_len, b_len) = (rng.range(0, 300) as usize, rng.range(0, 300) as usize);
+        let a = letters(rng, a_len, alpha);
+        let b = if rng.chance(0.5) { letters(rng, b_len, alpha) } else { a.iter().rev().copied().collect() };
+        let e = rng.range(0, 3) as i32;
+        let o = pick(rng, &[0, 1, 2, -e]);
+        let sc = scorings[rng.below(scorings.len() as u64) as usize].clone();
+        let mut c = Case::new(&a, &b, sc, o, e, rng.range(0, 30) as i32);
+        c.trim_to_peak = rng.chance(0.5) as i32;
+        c
+    };
+    assert!(check_many("tie rules", 22, 20_000, &gen).is_empty());
+}
+
+/// --noytrim: an end on the last row or column is kept even when a mismatch lowers it; with trimming the
+/// end goes back to the peak.
+#[test]
+fn trap_noytrim_keeps_the_boundary_end() {
+    let unit = matrix("match1,2", lastz_matrix(&match_mismatch(1, 2), -1, -10));
+    let mut c = Case::new(b"ACGTACGTACT", b"ACGTACGTACG", unit, 2, 1, 40);
+    assert_eq!(same(&c), (10, 10, 10, TRUNC_NONE, vec![10 << 2 | op::SUB]));
+    c.trim_to_peak = 0;
+    assert_eq!(same(&c), (8, 11, 11, TRUNC_NONE, vec![11 << 2 | op::SUB]));
+    // and when the sequences are unrelated near the end, any boundary cell still in the band
+    let pool = matrix_pool(4, 3);
+    let gen = |rng: &mut Rng| {
+        let len = rng.range(1, 120) as usize;
+        let rate = pick(rng, &[0.0, 0.05, 0.2]);
+        let (a, mut b) = similar(rng, len, rate);
+        b.truncate(rng.range(0, b.len() as i64) as usize);
+        let mut c = Case::new(&a, &b, pool[rng.below(pool.len() as u64) as usize].clone(), rng.range(0, 400) as i32, rng.range(1, 30) as i32, rng.range(0, 2000) as i32);
+        c.trim_to_peak = 0;
+        c
+    };
+    assert!(check_many("noytrim", 23, 10_000, &gen).is_empty());
+}
+
+/// `yDropTail = yDrop / gapExtend + 6` (integer division; `N + 1` when gapExtend is 0): a traceback below it
+/// cannot hold the first row; from it on, rows are computed until `used + width + yDropTail >= size`.
+#[test]
+fn trap_traceback_size_edges() {
+    let hox = hoxd70();
+    let (a, b) = similar(&mut Rng::new(5), 400, 0.05);
+    for (o, e, y, tail) in [(400, 30, 9400, 319), (400, 30, 59, 7), (400, 0, 3000, 401), (0, 7, 0, 6)] {
+        let mut c = Case::new(&a, &b[..b.len().min(400)], hox.clone(), o, e, y);
+        c.tb_size = tail - 1;
+        assert_eq!(same(&c), (0, 0, 0, TRUNC_FIRST_ROW, vec![]), "O={o} E={e} Y={y}");
+        c.tb_size = tail;
+        assert_ne!(same(&c).3, TRUNC_FIRST_ROW, "O={o} E={e} Y={y}");
+        // every size up to a complete extension: each one truncates before a different row
+        let full = (c.b.len() as u32) * (c.a.len() as u32) + tail;
+        let step = ((full - tail) / 600).max(1);
+        let mut midway = 0;
+        for tb in (tail..full).step_by(step as usize) {
+            c.tb_size = tb;
+            midway += (same(&c).3 == TRUNC_MIDWAY) as u32;
+        }
+        assert!(midway > 0, "O={o} E={e} Y={y}: no midway truncation");
+    }
+    // an empty sequence returns before the check
+    let mut c = Case::new(b"", b"ACGT", hox, 400, 30, 9400);
+    c.tb_size = 0;
+    assert_eq!(same(&c), (0, 0, 0, TRUNC_NONE, vec![]));
+}
+
+/// A zero gap open, a negative one (LASTZ accepts gapOpen + gapExtend >= 0) and a zero gap extension (no
+/// y-drop bound on a gap: rows prolong to the end of `b`).
+#[test]
+fn trap_gap_open_zero_negative_and_extend_zero() {
+    let pool = matrix_pool(6, 3);
+    let gen = |rng: &mut Rng| {
+        let e = pick(rng, &[0, 0, 1, 5, 30]);
+        let o = pick(rng, &[0, -e, -e / 2, -1.min(e), 1]);
+        let len = rng.range(0, 300) as usize;
+        let rate = pick(rng, &[0.02, 0.1, 0.3]);
+        let (a, b) = similar(rng, len, rate);
+        let mut c = Case::new(&a, &b, pool[rng.below(pool.len() as u64) as usize].clone(), o, e, rng.range(0, 3000) as i32);
+        c.trim_to_peak = rng.chance(0.5) as i32;
+        c
+    };
+    assert!(check_many("gap open <= 0, extend 0", 24, 10_000, &gen).is_empty());
+}
+
+/// A short `a` against a long `b`: the live last cell of a row prolongs it with insertions, then the
+/// terminator cell (no traceback byte) closes it; reaching `N` ends both.
+#[test]
+fn trap_prolongation_and_terminator() {
+    let pool = matrix_pool(7, 3);
+    let gen = |rng: &mut Rng| {
+        let len = rng.range(1, 40) as usize;
+        let (a, b) = similar(rng, len, 0.05);
+        let mut b = b;
+        let extra = rng.range(0, 600) as usize;
+        b.extend(letters(rng, extra, 4));
+        let e = rng.range(1, 10) as i32;
+        let mut c = Case::new(&a, &b, pool[rng.below(pool.len() as u64) as usize].clone(), rng.range(0, 50) as i32, e, rng.range(0, 3000) as i32);
+        c.trim_to_peak = rng.chance(0.5) as i32;
+        c
+    };
+    assert!(check_many("prolongation", 25, 10_000, &gen).is_empty());
+}
+
+/// LASTZ forms a proposal from the byte after `b` (`B[N+1]`) and throws it away: its value never matters.
+#[test]
+fn trap_byte_after_b_is_unused() {
+    let mut sub = lastz_matrix(&HOXD70, -100, -1000);
+    for x in 0..256 {
+        sub[x * 256 + 0xEE] = 1_000_000;
+    }
+    let m = matrix("HOXD70+EE", sub);
+    let (a, b) = similar(&mut Rng::new(8), 300, 0.02);
+    let mut c = Case::new(&a, &b, m, 400, 30, 9400);
+    for trim in [0, 1] {
+        c.trim_to_peak = trim;
+        *c.b.last_mut().unwrap() = 0;
+        let with_nul = same(&c);
+        *c.b.last_mut().unwrap() = 0xEE;
+        assert_eq!(same(&c), with_nul);
+        assert_eq!(with_nul.2 as usize, c.b.len() - 1, "the extension reaches the end of b");
+    }
+}
+
+/// The matrix is indexed by the raw bytes: case, N and IUPAC letters mean what the matrix says (LASTZ's
+/// gapped stage scores lowercase like uppercase only because its matrix does).
+#[test]
+fn trap_raw_bytes_index_the_matrix() {
+    let mut sub = lastz_matrix(&HOXD70, -100, -1000);
+    for x in b"acgt" {
+        for y in b"ACGTacgt" {
+            sub[*x as usize * 256 + *y as usize] = -50;
+        }
+    }
+    let m = matrix("HOXD70, lowercase -50", sub);
+    let (a, b) = similar(&mut Rng::new(9), 200, 0.02);
+    let upper = same(&Case::new(&a, &b, m.clone(), 400, 30, 9400));
+    let lower = same(&Case::new(&a.to_ascii_lowercase(), &b, m.clone(), 400, 30, 9400));
+    assert!(upper.0 > 0 && lower.0 == 0 && lower.1 == 0, "upper {:?}, lower {:?}", upper.0, lower.0);
+    let pool = matrix_pool(10, 3);
+    let gen = |rng: &mut Rng| {
+        let len = rng.range(0, 200) as usize;
+        let a: Vec<u8> = (0..len).map(|_| pick(rng, b"ACGTacgtNnRYKMSWBDHVX")).collect();
+        let b: Vec<u8> = a.iter().map(|&x| if rng.chance(0.1) { pick(rng, b"ACGTacgtNnRYX") } else { x }).collect();
+        Case::new(&a, &b, pool[rng.below(pool.len() as u64) as usize].clone(), 400, 30, rng.range(100, 9400) as i32)
+    };
+    assert!(check_many("raw bytes", 26, 5_000, &gen).is_empty());
+}
+
+/// Unconstrained, `reversed` only names the direction in LASTZ's truncation report.
+#[test]
+fn trap_reversed_changes_nothing() {
+    let pool = matrix_pool(11, 3);
+    let mut rng = Rng::new(11);
+    for _ in 0..300 {
+        let mut c = random_case(&mut rng, &pool, 800);
+        c.reversed = 0;
+        let forward = same(&c);
+        c.reversed = 1;
+        assert_eq!(same(&c), forward);
+    }
+}
+
+/// One thread, LASTZ's defaults, 1-5 kb pairs at 3-10% divergence (the band is about 600 columns wide).
+#[test]
+#[ignore]
+fn bench_twin_vs_oracle() {
+    let n = env_u64("YDROP_TWIN_BENCH_JOBS", 300) as usize;
+    let mut rng = Rng::new(99);
+    let hox = hoxd70();
+    let cases: Vec<Case> = (0..n)
+        .map(|_| {
+            let len = rng.range(1000, 5000) as usize;
+            let rate = pick(&mut rng, &[0.03, 0.05, 0.1]);
+            let (a, b) = similar(&mut rng, len, rate);
+            Case::new(&a, &b, hox.clone(), 400, 30, 9400)
+        })
+        .collect();
+    let jobs: Vec<_> = cases.iter().map(|c| c.job()).collect();
+    let t0 = Instant::now();
+    let so: i64 = jobs.iter().map(|j| oracle(j).0 as i64).sum();
+    let to = t0.elapsed().as_secs_f64();
+    let t1 = Instant::now();
+    let st: i64 = jobs.iter().map(|j| twin(j).0 as i64).sum();
+    let tt = t1.elapsed().as_secs_f64();
+    assert_eq!(so, st);
+    eprintln!("bench: {n} jobs 1-5 kb, LASTZ defaults: oracle {to:.3}s, twin {tt:.3}s, twin/oracle = {:.2}x", tt / to);
+}
