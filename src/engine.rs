@@ -109,7 +109,9 @@ pub(crate) fn par_zip<J: Sync, R: Send>(jobs: &[J], results: &mut [R], f: impl F
     if jobs.len() <= 1 {
         jobs.iter().zip(results.iter_mut()).for_each(|(j, r)| f(j, r));
     } else {
-        jobs.par_iter().zip(results.par_iter_mut()).for_each(|(j, r)| f(j, r));
+        // One task per job: DP jobs differ in size by orders of magnitude (and callers may pass them sorted),
+        // so rayon's default chunking can leave one thread with most of the work.
+        jobs.par_iter().zip(results.par_iter_mut()).with_max_len(1).for_each(|(j, r)| f(j, r));
     }
 }
 

@@ -26,6 +26,16 @@ use std::time::Instant;
 
 const SHARDS: usize = 64;
 
+/// The GPU's share of the first round's extd2 cells, before any rate is measured: an H100 runs real
+/// minimap2 jobs at about 50 GCUPS, 16 cores of the twin at about 9.
+const INITIAL_GPU_SHARE: f64 = 0.8;
+
+/// `WARPALIGN_TRACE=1`: one stderr line per compute step, for tuning.
+fn trace() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("WARPALIGN_TRACE").is_some_and(|v| v == "1"))
+}
+
 /// A computed call: every output field, the CIGAR owned here.
 struct Answer {
     fields: [i32; 10],
@@ -123,7 +133,7 @@ impl KswCache {
         KswCache {
             shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
             counters: Counters::default(),
-            gpu_share: Mutex::new(0.5),
+            gpu_share: Mutex::new(INITIAL_GPU_SHARE),
         }
     }
 
@@ -305,6 +315,12 @@ impl KswCache {
         cpu_ran?;
         let gpu_backend = gpu_ran?;
         let cpu_cells = all_cells - gpu_cells;
+        if trace() {
+            eprintln!(
+                "[warpalign] extd2 round: GPU {} jobs {:.3e} cells {:.3} s, CPU {} jobs {:.3e} cells {:.3} s (GPU share was {share:.2})",
+                gpu_jobs.len(), gpu_cells as f64, gpu_secs, cpu_jobs.len(), cpu_cells as f64, cpu_secs
+            );
+        }
         if gpu_backend == Backend::Gpu && gpu_secs > 0.0 && cpu_secs > 0.0 && gpu_cells > 0 && cpu_cells > 0 {
             let (g, c) = (gpu_cells as f64 / gpu_secs, cpu_cells as f64 / cpu_secs);
             *self.gpu_share.lock().unwrap_or_else(|p| p.into_inner()) = (g / (g + c)).clamp(0.05, 0.98);
