@@ -13,15 +13,16 @@
 //!
 //! Answers stay until [`KswCache::clear`]; an answer's CIGAR is lent to the caller until then.
 
-use super::dump::{self, DumpKind};
+use super::dump::{self, record_job, DumpKind, RecordJob};
 use super::{KswExtd2Job, KswExts2Job, KswExtz2Job, KswResult};
 use crate::{Backend, Engine, Result};
 use std::cell::RefCell;
-use std::collections::hash_map::{DefaultHasher, Entry};
+use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::Mutex;
+use rayon::prelude::*;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 const SHARDS: usize = 64;
@@ -85,8 +86,15 @@ struct Counters {
     unused_cells: AtomicU64,
 }
 
+/// Calls by their bytes, and the recorded ones not yet computed.
+#[derive(Default)]
+struct Shard {
+    map: HashMap<Arc<[u8]>, Slot>,
+    pending: Vec<Arc<[u8]>>,
+}
+
 pub struct KswCache {
-    shards: Box<[Mutex<HashMap<Box<[u8]>, Slot>>]>,
+    shards: Box<[Mutex<Shard>]>,
     counters: Counters,
     /// Share of a round's extd2 cells the GPU gets, from the rates both sides had last round.
     gpu_share: Mutex<f64>,
@@ -128,26 +136,51 @@ fn key_cells(key: &[u8]) -> u64 {
     band_cells(qlen, tlen, if key[0] == DumpKind::Exts2 as u8 { -1 } else { w })
 }
 
+/// Runs one kind's jobs (`(index into results, job)`) with `f`, which says how many ran on the GPU and CPU.
+fn run_kind<J>(
+    counters: &Counters,
+    results: &mut [KswResult],
+    idx_jobs: Vec<(usize, J)>,
+    f: impl FnOnce(&[J], &mut [KswResult]) -> Result<(usize, usize)>,
+) -> Result<()> {
+    if idx_jobs.is_empty() {
+        return Ok(());
+    }
+    let (idx, jobs): (Vec<usize>, Vec<J>) = idx_jobs.into_iter().unzip();
+    let mut out: Vec<KswResult> = (0..idx.len()).map(|_| KswResult::EMPTY).collect();
+    let (on_gpu, on_cpu) = f(&jobs, &mut out)?;
+    counters.gpu_jobs.fetch_add(on_gpu as u64, Relaxed);
+    counters.cpu_jobs.fetch_add(on_cpu as u64, Relaxed);
+    for (i, r) in idx.into_iter().zip(out) {
+        results[i] = r;
+    }
+    Ok(())
+}
+
 impl KswCache {
     pub fn new() -> Self {
         KswCache {
-            shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
+            shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
             counters: Counters::default(),
             gpu_share: Mutex::new(INITIAL_GPU_SHARE),
         }
     }
 
-    fn shard(&self, key: &[u8]) -> &Mutex<HashMap<Box<[u8]>, Slot>> {
+    fn shard_of(key: &[u8]) -> usize {
         let mut h = DefaultHasher::new();
         key.hash(&mut h);
-        &self.shards[h.finish() as usize % SHARDS]
+        h.finish() as usize % SHARDS
+    }
+
+    fn lock(&self, shard: usize) -> std::sync::MutexGuard<'_, Shard> {
+        self.shards[shard].lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Answers the encoded call into `out` (its CIGAR lent until `clear`) and returns true; or returns
     /// false, recording the call when `record`.
     fn get(&self, key: &[u8], record: bool, out: &mut KswResult) -> bool {
-        let mut map = self.shard(key).lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(Slot::Done(a)) = map.get_mut(key) {
+        let mut shard = self.lock(Self::shard_of(key));
+        if let Some(Slot::Done(a)) = shard.map.get_mut(key) {
             let f = a.fields;
             *out = KswResult {
                 max: f[0] as u32,
@@ -170,10 +203,12 @@ impl KswCache {
             return true;
         }
         if record {
-            if let Entry::Vacant(v) = map.entry(key.into()) {
+            if !shard.map.contains_key(key) {
+                let key: Arc<[u8]> = key.into();
                 self.counters.recorded.fetch_add(1, Relaxed);
-                self.counters.recorded_cells.fetch_add(key_cells(key), Relaxed);
-                v.insert(Slot::Pending);
+                self.counters.recorded_cells.fetch_add(key_cells(&key), Relaxed);
+                shard.map.insert(key.clone(), Slot::Pending);
+                shard.pending.push(key);
             }
         } else {
             self.counters.misses.fetch_add(1, Relaxed);
@@ -220,57 +255,43 @@ impl KswCache {
     /// meanwhile (they see the recorded calls as unknown until their batch is done).
     pub fn compute(&self, engine: &Engine) -> Result<usize> {
         let t0 = Instant::now();
-        let mut keys: Vec<Box<[u8]>> = Vec::new();
-        for s in self.shards.iter() {
-            let map = s.lock().unwrap_or_else(|p| p.into_inner());
-            keys.extend(map.iter().filter(|(_, v)| matches!(v, Slot::Pending)).map(|(k, _)| k.clone()));
-        }
+        let keys: Vec<Arc<[u8]>> = (0..SHARDS).flat_map(|i| std::mem::take(&mut self.lock(i).pending)).collect();
         if keys.is_empty() {
             return Ok(0);
         }
-        let jobs: Vec<dump::DumpedJob> = keys
-            .iter()
-            .map(|k| dump::decode_record(k).map(|(j, _)| j).map_err(|e| crate::Error::Internal(format!("ksw cache: {e}"))))
-            .collect::<Result<_>>()?;
+        let bad = || crate::Error::Internal("ksw cache: a malformed key".into());
+        let jobs: Vec<RecordJob> = keys.par_iter().map(|k| record_job(k).ok_or_else(bad)).collect::<Result<_>>()?;
         let mut results: Vec<KswResult> = (0..jobs.len()).map(|_| KswResult::EMPTY).collect();
-        for kind in [DumpKind::Extd2, DumpKind::Exts2, DumpKind::Extz2] {
-            let idx: Vec<usize> = (0..jobs.len()).filter(|&i| jobs[i].kind == kind).collect();
-            if idx.is_empty() {
-                continue;
-            }
-            let mut out: Vec<KswResult> = (0..idx.len()).map(|_| KswResult::EMPTY).collect();
-            let (on_gpu, on_cpu) = match kind {
-                DumpKind::Extd2 => {
-                    let js: Vec<KswExtd2Job> = idx.iter().map(|&i| jobs[i].extd2_job().unwrap()).collect();
-                    self.extd2_split(engine, &js, &mut out)?
-                }
-                DumpKind::Exts2 => {
-                    let js: Vec<KswExts2Job> = idx.iter().map(|&i| jobs[i].exts2_job().unwrap()).collect();
-                    super::exts2_batch(engine, &js, &mut out)?;
-                    (0, js.len())
-                }
-                DumpKind::Extz2 => {
-                    let js: Vec<KswExtz2Job> = idx.iter().map(|&i| jobs[i].extz2_job().unwrap()).collect();
-                    super::extz2_batch(engine, &js, &mut out)?;
-                    (0, js.len())
-                }
-            };
-            self.counters.gpu_jobs.fetch_add(on_gpu as u64, Relaxed);
-            self.counters.cpu_jobs.fetch_add(on_cpu as u64, Relaxed);
-            for (i, r) in idx.into_iter().zip(out) {
-                results[i] = r;
+        let (mut extd2, mut exts2, mut extz2) = (Vec::new(), Vec::new(), Vec::new());
+        for (i, j) in jobs.iter().enumerate() {
+            match j {
+                RecordJob::Extd2(j) => extd2.push((i, *j)),
+                RecordJob::Exts2(j) => exts2.push((i, *j)),
+                RecordJob::Extz2(j) => extz2.push((i, *j)),
             }
         }
-        for (k, mut r) in keys.into_iter().zip(results) {
-            let f = [r.max as i32, r.zdropped, r.max_q, r.max_t, r.mqe, r.mqe_t, r.mte, r.mte_q, r.score, r.reach_end];
-            let answer = Answer { fields: f, cigar: r.cigar().into(), used: false };
-            r.release();
-            let mut map = self.shard(&k).lock().unwrap_or_else(|p| p.into_inner());
-            map.insert(k, Slot::Done(answer));
+        let c = &self.counters;
+        run_kind(c, &mut results, extd2, |js, out| self.extd2_split(engine, js, out))?;
+        run_kind(c, &mut results, exts2, |js, out| super::exts2_batch(engine, js, out).map(|_| (0, js.len())))?;
+        run_kind(c, &mut results, extz2, |js, out| super::extz2_batch(engine, js, out).map(|_| (0, js.len())))?;
+        drop(jobs); // they point into the keys
+        let n = keys.len();
+        let mut by_shard: Vec<Vec<(Arc<[u8]>, KswResult)>> = (0..SHARDS).map(|_| Vec::new()).collect();
+        for (k, r) in keys.into_iter().zip(results) {
+            by_shard[Self::shard_of(&k)].push((k, r));
         }
+        by_shard.into_par_iter().enumerate().for_each(|(i, answers)| {
+            let mut shard = self.lock(i);
+            for (k, mut r) in answers {
+                let f = [r.max as i32, r.zdropped, r.max_q, r.max_t, r.mqe, r.mqe_t, r.mte, r.mte_q, r.score, r.reach_end];
+                let answer = Answer { fields: f, cigar: r.cigar().into(), used: false };
+                r.release();
+                shard.map.insert(k, Slot::Done(answer));
+            }
+        });
         self.counters.rounds.fetch_add(1, Relaxed);
         self.counters.compute_ns.fetch_add(t0.elapsed().as_nanos() as u64, Relaxed);
-        Ok(jobs.len())
+        Ok(n)
     }
 
     /// Runs extd2 jobs on the GPU and the CPU twin at once, splitting the cells by the rates both sides
@@ -336,17 +357,16 @@ impl KswCache {
 
     /// Forgets every call (ends a batch of the tool); no lent CIGAR may be in use. Counts the unused ones.
     pub fn clear(&self) {
-        for s in self.shards.iter() {
-            let mut map = s.lock().unwrap_or_else(|p| p.into_inner());
-            for (k, v) in map.iter() {
+        (0..SHARDS).into_par_iter().for_each(|i| {
+            let mut shard = self.lock(i);
+            for (k, v) in shard.map.iter() {
                 if !matches!(v, Slot::Done(Answer { used: true, .. })) {
                     self.counters.unused.fetch_add(1, Relaxed);
                     self.counters.unused_cells.fetch_add(key_cells(k), Relaxed);
                 }
             }
-            map.clear();
-            map.shrink_to_fit();
-        }
+            *shard = Shard::default();
+        });
     }
 
     /// The counters since the last call, reset.

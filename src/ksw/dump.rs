@@ -289,6 +289,39 @@ fn bad(what: String) -> io::Error {
     io::Error::new(io::ErrorKind::InvalidData, what)
 }
 
+/// A record's job pointing into the record's own bytes (no copy), for a caller that keeps them alive.
+pub(super) enum RecordJob {
+    Extd2(KswExtd2Job),
+    Exts2(KswExts2Job),
+    Extz2(KswExtz2Job),
+}
+
+/// The job of one whole, well-formed record made by `encode_*` (its sequences, matrix and junctions are
+/// read in place); None if `data` is not exactly one record.
+pub(super) fn record_job(data: &[u8]) -> Option<RecordJob> {
+    if data.len() < FIXED {
+        return None;
+    }
+    let s = |i: usize| data[1 + i] as i8;
+    let (m, q, e, q2, e2, noncan, junc_bonus, junc_pen) = (s(0), s(1), s(2), s(3), s(4), s(5), s(6), s(7));
+    let i = |k: usize| i32::from_le_bytes(data[10 + 4 * k..14 + 4 * k].try_into().unwrap());
+    let (w, zdrop, end_bonus, flag, qlen, tlen) = (i(0), i(1), i(2), i(3), i(4), i(5));
+    let (ql, tl, ml) = (qlen.max(0) as usize, tlen.max(0) as usize, if m > 0 { m as usize * m as usize } else { 0 });
+    let has_junc = data[9] & 1 != 0;
+    if data.len() != FIXED + ql + tl + ml + if has_junc { tl } else { 0 } {
+        return None;
+    }
+    let at = |off: usize, len: usize| if len > 0 { data[off..].as_ptr() } else { std::ptr::null() };
+    let (query, target, mat) = (at(FIXED, ql), at(FIXED + ql, tl), at(FIXED + ql + tl, ml).cast::<i8>());
+    let junc = if has_junc { data[FIXED + ql + tl + ml..].as_ptr() } else { std::ptr::null() };
+    Some(match data[0] {
+        1 => RecordJob::Extd2(KswExtd2Job { qlen, query, tlen, target, m, mat, q, e, q2, e2, w, zdrop, end_bonus, flag }),
+        2 => RecordJob::Exts2(KswExts2Job { qlen, query, tlen, target, m, mat, q, e, q2, noncan, zdrop, end_bonus, junc_bonus, junc_pen, flag, junc }),
+        3 => RecordJob::Extz2(KswExtz2Job { qlen, query, tlen, target, m, mat, q, e, w, zdrop, end_bonus, flag }),
+        _ => return None,
+    })
+}
+
 /// Decodes the record at the start of `data` (no header), returning it and its length in bytes.
 pub fn decode_record(data: &[u8]) -> Result<(DumpedJob, usize), String> {
     if data.len() < FIXED {
