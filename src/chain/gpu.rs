@@ -1,5 +1,6 @@
 //! `mg_lchain_dp` batches on the GPU: kernels/chain_dp.cu computes the fill (`f`, `p`, `v`, `t`; one warp per
-//! job, longest jobs first), the CPU runs the twin's backtrack and compaction on it (`twin::finish`), so the
+//! job, eight warps per job of `WIDE_MIN_ANCHORS` or more, so that the longest reads do not set the launch's
+//! length alone; longest jobs first), the CPU runs the twin's backtrack and compaction on it (`twin::finish`), so the
 //! result is bit-exact with `twin::lchain_dp`.
 //!
 //! `WARPALIGN_CHAIN_GPU_PROFILE=1` prints each launch's size and its host, transfer and kernel times on stderr.
@@ -16,7 +17,8 @@ const MODULE_NAME: &str = "chain_dp";
 const NPAR: usize = 10;
 /// Anchors per launch, to bound device memory (32 bytes each); a larger job runs alone.
 const LAUNCH_ANCHORS: usize = 1 << 25;
-const BLOCK: u32 = 128;
+/// Jobs from this many anchors on get eight warps each.
+const WIDE_MIN_ANCHORS: i32 = 8192;
 
 fn par_of(j: &ChainDpJob) -> [i32; NPAR] {
     let p = Params::from_job(j);
@@ -104,30 +106,34 @@ fn launch(
     // longest first: the longest jobs set the launch's length
     let mut order: Vec<i32> = (0..nj as i32).collect();
     order.sort_by_key(|&k| std::cmp::Reverse(cnt_n[k as usize]));
-    let n_jobs = nj as i32;
+    let n_wide = cnt_n.iter().filter(|&&n| n >= WIDE_MIN_ANCHORS).count();
     let t_host = t0.elapsed();
     let d_a = st.clone_htod(&flat).map_err(|e| err("upload", e))?;
     let d_off = st.clone_htod(&off).map_err(|e| err("upload", e))?;
     let d_n = st.clone_htod(&cnt_n).map_err(|e| err("upload", e))?;
     let d_par = st.clone_htod(&par).map_err(|e| err("upload", e))?;
     let d_order = st.clone_htod(&order).map_err(|e| err("upload", e))?;
-    // SAFETY: the kernel writes f, p and v of every anchor before any read; t is read, so it is zeroed.
+    // SAFETY: the kernels write f, p and v of every anchor before any read; t is read, so it is zeroed.
     let mut d_f = unsafe { st.alloc::<i32>(total) }.map_err(|e| err("alloc", e))?;
     let mut d_p = unsafe { st.alloc::<i32>(total) }.map_err(|e| err("alloc", e))?;
     let mut d_v = unsafe { st.alloc::<i32>(total) }.map_err(|e| err("alloc", e))?;
     let mut d_t = st.alloc_zeros::<i32>(total).map_err(|e| err("alloc", e))?;
     let mut d_cnt = st.alloc_zeros::<u64>(3 * nj).map_err(|e| err("alloc", e))?;
-    let mut d_next = st.alloc_zeros::<i32>(1).map_err(|e| err("alloc", e))?;
+    let mut d_next = st.alloc_zeros::<i32>(2).map_err(|e| err("alloc", e))?;
     let e0 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map_err(|e| err("event", e))?;
-    // persistent warps: as many as the device holds at 16 blocks per multiprocessor, at most one per job
-    let warps = nj.min(sms * 16 * (BLOCK as usize / 32));
-    let cfg = LaunchConfig { grid_dim: (warps.div_ceil(BLOCK as usize / 32) as u32, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 };
+    // persistent blocks of 256 threads, as many as the device holds and the jobs need: one per long job
+    // (a prefix of `order`), one per eight others
+    let cap = sms * 8;
+    let wide_blocks = n_wide.min(cap);
+    let blocks = wide_blocks.max((wide_blocks + (nj - n_wide).div_ceil(8)).min(cap));
+    let cfg = LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
+    let (nw, nj_, wb) = (n_wide as i32, nj as i32, wide_blocks as i32);
     {
         let mut l = st.launch_builder(func);
-        l.arg(&d_a).arg(&d_off).arg(&d_n).arg(&d_par).arg(&d_order).arg(&n_jobs);
+        l.arg(&d_a).arg(&d_off).arg(&d_n).arg(&d_par).arg(&d_order).arg(&nw).arg(&nj_).arg(&wb);
         l.arg(&mut d_f).arg(&mut d_p).arg(&mut d_v).arg(&mut d_t).arg(&mut d_cnt).arg(&mut d_next);
         // SAFETY: the arguments match chain_fill's signature; every per-anchor buffer holds `total` elements
-        // and the job tables `nj` (par NPAR per job), as the offsets above index them.
+        // and the job tables `nj` (par NPAR per job), as the offsets above index them; next holds 2 counters.
         unsafe { l.launch(cfg) }.map_err(|e| err("launch", e))?;
     }
     let e1 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map_err(|e| err("event", e))?;
@@ -165,7 +171,7 @@ fn launch(
         let kernel_ms = e0.elapsed_ms(&e1).unwrap_or(f32::NAN);
         let pairs: u64 = cnt.iter().step_by(3).sum();
         eprintln!(
-            "chain gpu: jobs {nj} anchors {total} (largest {}) pairs {pairs}: host {:.1} ms, upload {:.1} ms, kernel {kernel_ms:.1} ms, download {:.1} ms, unpack {:.1} ms",
+            "chain gpu: jobs {nj} ({n_wide} wide) anchors {total} (largest {}) pairs {pairs}: host {:.1} ms, upload {:.1} ms, kernel {kernel_ms:.1} ms, download {:.1} ms, unpack {:.1} ms",
             cnt_n.iter().max().unwrap_or(&0),
             t_host.as_secs_f64() * 1e3,
             (t_dev - t_host).as_secs_f64() * 1e3 - kernel_ms as f64,
