@@ -3,6 +3,7 @@
 //! Anchors use minimap2's encoding (`mm128_t`): `x = rev<<63 | tid<<32 | tpos`,
 //! `y = flags<<40 | q_span<<32 | q_pos`. Output arrays are `malloc`ed and owned by the caller.
 
+pub mod gpu;
 pub mod twin;
 
 use crate::{Engine, Error, Result};
@@ -84,7 +85,10 @@ unsafe impl Sync for ChainDpJob {}
 // SAFETY: a result exclusively owns its arrays.
 unsafe impl Send for ChainDpResult {}
 
-pub fn dp_batch(_engine: &Engine, jobs: &[ChainDpJob], results: &mut [ChainDpResult]) -> Result<()> {
+/// Batches smaller than this stay on the CPU: a launch costs more than a few fills.
+pub(crate) const GPU_MIN_JOBS: usize = 64;
+
+pub fn dp_batch(engine: &Engine, jobs: &[ChainDpJob], results: &mut [ChainDpResult]) -> Result<()> {
     if jobs.len() != results.len() {
         return Err(Error::InvalidArgument(format!("{} jobs but {} results", jobs.len(), results.len())));
     }
@@ -93,9 +97,12 @@ pub fn dp_batch(_engine: &Engine, jobs: &[ChainDpJob], results: &mut [ChainDpRes
             return Err(Error::InvalidArgument(format!("chain job {i}: bad anchor array")));
         }
     }
-    // The GPU kernel lands with the chain engine; until then both backends run the exact CPU path, the twin.
-    crate::engine::par_zip(jobs, results, |j, r| {
-        twin::lchain_dp(j, r)
-    });
+    if let Some(rt) = engine.gpu().filter(|_| jobs.len() >= GPU_MIN_JOBS) {
+        match gpu::dp_batch_gpu(rt, jobs, results) {
+            Ok(()) => return Ok(()),
+            Err(e) => crate::engine::gpu_failed_notice(&e),
+        }
+    }
+    crate::engine::par_zip(jobs, results, |j, r| twin::lchain_dp(j, r));
     Ok(())
 }

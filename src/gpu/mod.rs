@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 pub const KERNELS: &[(&str, &str)] = &[
     ("pack", include_str!("../../kernels/pack.cu")),
     ("ksw_extd2", include_str!("../../kernels/ksw_extd2.cu")),
+    ("chain_dp", include_str!("../../kernels/chain_dp.cu")),
 ];
 
 /// Options every kernel is compiled with: no FMA contraction, so float code rounds as the CPU reference.

@@ -72,5 +72,6 @@ pub fn mm2_matrix(a: i8, b: i8, sc_ambi: i8) -> Vec<i8> {
     }
     mat
 }
+pub mod chain_cases;
 pub mod ksw_cases;
 pub mod ydrop_cases;
