@@ -2,7 +2,8 @@
 //! genome pairs with `WARPALIGN_DUMP` (src/ydrop/dump.rs) and `WARPALIGN_BACKEND=cpu`; every dumped call
 //! (the prefixes of the sequences it read, its true lengths, and the result the engine gave LASTZ) is run
 //! again through LASTZ's own function (the oracle) and the Rust twin: both must equal the recorded result.
-//! Prints "NAME: N calls (M truncated), K mismatches" per run.
+//! Prints "NAME: N calls (C constrained, M truncated), K mismatches" per run (constrained calls carry the
+//! earlier alignments they saw).
 //!
 //! Inputs (from `WARPALIGN_DATA`, default `<repo>/../shared/data`): the human/orangutan mitochondria, the
 //! DWV/VDV-1 virus pair, the Drosophila 2R slice against D. pseudoobscura contigs and the B. anthracis slice
@@ -125,8 +126,9 @@ fn replay_real_lastz_dumps() {
                 eprintln!("{run}: MISMATCH {e}");
             }
             let truncated = jobs.iter().filter(|j| j.truncated != 0).count();
+            let constrained = jobs.iter().filter(|j| j.bounds.is_some()).count();
             println!(
-                "{run}: {} calls ({truncated} truncated), {} mismatches; lastz {:.1}s, replay {:.1}s",
+                "{run}: {} calls ({constrained} constrained, {truncated} truncated), {} mismatches; lastz {:.1}s, replay {:.1}s",
                 jobs.len(),
                 errs.len(),
                 (t1 - t0).as_secs_f64(),
