@@ -6,6 +6,14 @@
 //! default 31-bit build, wrapping where C would overflow), so even odd blocks give what the C gives.
 //! Masks are kept by absolute column: LASTZ stores them in its row array at `col - prevLY`, which within one
 //! row is the same column for the write and the DP's read, and a mask counts only in the row that wrote it.
+//!
+//! Quirks kept on purpose (each has a trap test in tests/ydrop_twin.rs):
+//! - on a neighbour's entry segment the bound is the segment's own column (left inclusive, right
+//!   exclusive); after a move to a later segment or a jump it is one column further off (`+1` / `-1`);
+//! - a jump into a diagonal segment takes its column on the current row, into any other kind its `b2`
+//!   (`e2` reversed) alone;
+//! - the prolongation bound `NN` tests `rightSeg` even in reversed sweeps, where `R` comes from `leftSeg`;
+//! - a horizontal segment masks its whole run of columns on the one row where the sweep enters it.
 
 use super::Constraints;
 use crate::ydrop::{seg, YdropAlignment, YdropBounds, YdropSegment, NONE};
