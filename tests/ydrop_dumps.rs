@@ -2,7 +2,8 @@
 //! genome pairs with `WARPALIGN_DUMP` (src/ydrop/dump.rs) and `WARPALIGN_BACKEND=cpu`; every dumped call
 //! (the prefixes of the sequences it read, its true lengths, and the result the engine gave LASTZ) is run
 //! again through LASTZ's own function (the oracle) and the Rust twin: both must equal the recorded result.
-//! Prints "NAME: N calls (M truncated), K mismatches" per run.
+//! Prints "NAME: N calls (C constrained, M truncated), K mismatches" per run (constrained calls carry the
+//! earlier alignments they saw).
 //!
 //! Inputs (from `WARPALIGN_DATA`, default `<repo>/../shared/data`): the human/orangutan mitochondria, the
 //! DWV/VDV-1 virus pair, the Drosophila 2R slice against D. pseudoobscura contigs and the B. anthracis slice
@@ -12,7 +13,7 @@
 
 mod common;
 
-use common::ydrop_cases::{matrix_pool, random_case, Outcome};
+use common::ydrop_cases::{matrix_pool, random_case, random_constrained_case, Outcome};
 use common::Rng;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -125,8 +126,9 @@ fn replay_real_lastz_dumps() {
                 eprintln!("{run}: MISMATCH {e}");
             }
             let truncated = jobs.iter().filter(|j| j.truncated != 0).count();
+            let constrained = jobs.iter().filter(|j| j.bounds.is_some()).count();
             println!(
-                "{run}: {} calls ({truncated} truncated), {} mismatches; lastz {:.1}s, replay {:.1}s",
+                "{run}: {} calls ({constrained} constrained, {truncated} truncated), {} mismatches; lastz {:.1}s, replay {:.1}s",
                 jobs.len(),
                 errs.len(),
                 (t1 - t0).as_secs_f64(),
@@ -146,7 +148,8 @@ fn replay_real_lastz_dumps() {
     assert_eq!(total_bad, 0, "replayed calls differ from the recorded results");
 }
 
-/// The engine in dump mode records each job's prefixes and result; the file replays to the same outcomes.
+/// The engine in dump mode records each job's prefixes, bounds and result; the file replays to the same
+/// outcomes.
 /// (This test binary's only batch call: dump mode is read once per process.)
 #[test]
 fn dump_round_trip() {
@@ -155,7 +158,9 @@ fn dump_round_trip() {
     std::env::set_var("WARPALIGN_DUMP", &path);
     let pool = matrix_pool(31, 2);
     let mut rng = Rng::new(31);
-    let cases: Vec<_> = (0..300).map(|_| random_case(&mut rng, &pool, 2000)).collect();
+    let cases: Vec<_> = (0..300)
+        .map(|i| if i % 2 == 0 { random_case(&mut rng, &pool, 2000) } else { random_constrained_case(&mut rng, &pool, 2000) })
+        .collect();
     let jobs: Vec<_> = cases.iter().map(|c| c.job()).collect();
     let mut results: Vec<YdropResult> = (0..jobs.len()).map(|_| YdropResult::EMPTY).collect();
     ydrop::one_sided_batch(&Engine::cpu(), &jobs, &mut results).unwrap();
@@ -164,6 +169,8 @@ fn dump_round_trip() {
     assert_eq!(dumped.len(), jobs.len());
     for ((c, d), r) in cases.iter().zip(&dumped).zip(results.iter_mut()) {
         assert_eq!((d.m as usize, d.n as usize), (c.a.len() - 1, c.b.len() - 1));
+        let want = c.bounds.as_ref().map(|b| (b.segments.clone(), b.alignments.clone()));
+        assert_eq!(d.bounds.as_ref().map(|b| (b.segments.clone(), b.alignments.clone())), want);
         assert_eq!(recorded(d), (r.score, r.end1, r.end2, r.truncated, r.ops().to_vec()));
         assert!(d.a.len() < c.a.len() && c.a.starts_with(&d.a) && c.b.starts_with(&d.b));
         replay(d).unwrap();

@@ -113,6 +113,7 @@ fn job(k: &Case, s: &Scoring) -> YdropJob {
         trim_to_peak: k.trim_to_peak,
         reversed: k.reversed,
         tb_size: k.tb_size,
+        bounds: std::ptr::null(),
     }
 }
 
@@ -128,7 +129,7 @@ fn oracle_outcome(j: &YdropJob) -> Outcome {
     unsafe {
         c::warpalign_oracle_lastz_ydrop_one_sided(
             j.a.wrapping_sub(1), j.b.wrapping_sub(1), j.m, j.n, j.reversed, j.trim_to_peak, j.sub, j.gap_open,
-            j.gap_extend, j.y_drop, j.tb_size, &mut o,
+            j.gap_extend, j.y_drop, j.tb_size, std::ptr::null(), &mut o,
         )
     };
     let ops = if o.n_ops > 0 { unsafe { std::slice::from_raw_parts(o.ops, o.n_ops as usize) }.to_vec() } else { Vec::new() };
@@ -269,7 +270,7 @@ fn bad_jobs_are_rejected_with_a_message() {
     let seq = b"ACGT\0";
     let good = YdropJob {
         a: seq.as_ptr(), m: 4, b: seq.as_ptr(), n: 4, sub: sub.as_ptr(), gap_open: 400, gap_extend: 30, y_drop: 9400,
-        trim_to_peak: 1, reversed: 0, tb_size: TB_DEFAULT,
+        trim_to_peak: 1, reversed: 0, tb_size: TB_DEFAULT, bounds: std::ptr::null(),
     };
     let engine = Engine::cpu();
     for (bad, what) in [

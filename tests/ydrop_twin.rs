@@ -11,7 +11,7 @@ use common::ydrop_cases::*;
 use common::Rng;
 use std::sync::Arc;
 use std::time::Instant;
-use warpalign::ydrop::{op, TRUNC_FIRST_ROW, TRUNC_MIDWAY, TRUNC_NONE};
+use warpalign::ydrop::{op, YdropAlignment, YdropSegment, NONE, TRUNC_FIRST_ROW, TRUNC_MIDWAY, TRUNC_NONE};
 
 fn env_u64(key: &str, default: u64) -> u64 {
     std::env::var(key).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
@@ -88,20 +88,46 @@ fn similar(rng: &mut Rng, len: usize, rate: f64) -> (Vec<u8>, Vec<u8>) {
     (text(&a), text(&b))
 }
 
-#[test]
-fn twin_equals_oracle_random() {
+/// The random test of `gen`: `YDROP_TWIN_CASES` cases (else `default_n`), or case `YDROP_TWIN_ONLY` alone.
+fn twin_equals_oracle(what: &str, default_n: u64, gen: &(dyn Fn(&mut Rng) -> Case + Sync)) {
     let seed = env_u64("YDROP_TWIN_SEED", 1);
-    let pool = matrix_pool(seed, 12);
-    let gen = |rng: &mut Rng| random_case(rng, &pool, 3000);
     if let Ok(i) = std::env::var("YDROP_TWIN_ONLY") {
         let case = gen(&mut case_rng(seed, i.parse().unwrap()));
         eprintln!("{}", case.describe());
         same(&case);
         return;
     }
-    let n = env_u64("YDROP_TWIN_CASES", 50_000);
-    let bad = check_many("random", seed, n, &gen);
+    let n = env_u64("YDROP_TWIN_CASES", default_n);
+    let bad = check_many(what, seed, n, gen);
     assert!(bad.is_empty(), "{} of {n} cases differ; first {:?}", bad.len(), &bad[..bad.len().min(20)]);
+}
+
+#[test]
+fn twin_equals_oracle_random() {
+    let pool = matrix_pool(env_u64("YDROP_TWIN_SEED", 1), 12);
+    twin_equals_oracle("random", 50_000, &|rng: &mut Rng| random_case(rng, &pool, 3000));
+}
+
+/// Calls bounded and masked by random earlier alignments around the anchor, both directions.
+#[test]
+fn twin_equals_oracle_constrained_random() {
+    let pool = matrix_pool(env_u64("YDROP_TWIN_SEED", 1), 12);
+    twin_equals_oracle("constrained", 20_000, &|rng: &mut Rng| random_constrained_case(rng, &pool, 1500));
+}
+
+/// The constrained generator's earlier alignments really change results, in both directions.
+#[test]
+fn constrained_cases_change_results() {
+    let pool = matrix_pool(3, 6);
+    let mut changed = [0u32; 2];
+    for i in 0..2000 {
+        let case = random_constrained_case(&mut case_rng(3, i), &pool, 1500);
+        let bounded = same(&case);
+        let free = same(&Case { bounds: None, ..case.clone() });
+        changed[case.reversed as usize] += (bounded != free) as u32;
+    }
+    eprintln!("constrained results differing from unconstrained: forward {}, reversed {}", changed[0], changed[1]);
+    assert!(changed.iter().all(|&c| c >= 100));
 }
 
 /// The generator reaches what it is meant to: long extensions, both truncations, every op.
@@ -349,4 +375,161 @@ fn bench_twin_vs_oracle() {
     let tt = t1.elapsed().as_secs_f64();
     assert_eq!(so, st);
     eprintln!("bench: {n} jobs 1-5 kb, LASTZ defaults: oracle {to:.3}s, twin {tt:.3}s, twin/oracle = {:.2}x", tt / to);
+}
+
+// ---- constrained traps: earlier alignments (YdropBounds) -----------------------------------------------
+
+const ANCHOR: (u32, u32) = (5000, 5000);
+
+/// `a` of `len` random bases and `b` = `a` with `ins` random bases inserted at `at` (the best path leaves
+/// the anchor's diagonal there).
+fn shifted_pair(rng: &mut Rng, len: usize, at: usize, ins: usize) -> (Vec<u8>, Vec<u8>) {
+    let a = letters(rng, len, 4);
+    let mut b = a[..at].to_vec();
+    b.extend(letters(rng, ins, 4));
+    b.extend_from_slice(&a[at..]);
+    (a, b)
+}
+
+/// A diagonal alignment `off` columns right of the anchor's diagonal over absolute rows `rows`.
+fn diagonal(off: i64, rows: std::ops::Range<u32>) -> Vec<YdropSegment> {
+    let b2 = (rows.start as i64 - ANCHOR.0 as i64 + ANCHOR.1 as i64 + off) as u32;
+    chain(rows.start, b2, &[rows.end - rows.start], &[])
+}
+
+/// The anchor's neighbours `left`/`right` (alignment index, its segment index) and the list heads.
+#[derive(Clone, Copy)]
+struct Setup {
+    left: (u32, u32),
+    right: (u32, u32),
+    above: u32,
+    below: u32,
+}
+
+/// A case over `a`, `b` with `chains` as earlier alignments entered as `s` says, `link` setting the
+/// alignments' own links.
+fn bounded(a: &[u8], b: &[u8], reversed: bool, chains: &[Vec<YdropSegment>], s: Setup, link: impl Fn(&mut [YdropAlignment])) -> Case {
+    let mut aligns: Vec<_> = chains.iter().map(|_| unlinked()).collect();
+    link(&mut aligns);
+    let links = Links { anchor: ANCHOR, left: s.left, right: s.right, above: s.above, below: s.below };
+    let mut c = Case::new(a, b, hoxd70(), 400, 30, 9400);
+    c.reversed = reversed as i32;
+    c.bounds = Some(Bounds::new(chains, aligns, &links));
+    c
+}
+
+/// Twin and oracle agree, and the earlier alignments change the result.
+fn bites(case: &Case) -> Outcome {
+    let o = same(case);
+    assert_ne!(o, same(&Case { bounds: None, ..case.clone() }), "the bounds change nothing:\n  {}", case.describe());
+    o
+}
+
+/// Left and right neighbours parallel to the anchor's diagonal keep the sweep between them, so the indel
+/// at row 300 cannot be followed. On a neighbour's first segment the bound is the segment's own column
+/// (left: inclusive, right: exclusive); reversed sweeps mirror them (LASTZ's note 14).
+#[test]
+fn trap_left_right_bounds_hold_the_band() {
+    let mut rng = Rng::new(40);
+    let (a, b) = shifted_pair(&mut rng, 600, 300, 20);
+    for reversed in [false, true] {
+        let rows = if reversed { ANCHOR.0 - 700..ANCHOR.0 + 10 } else { ANCHOR.0 - 10..ANCHOR.0 + 700 };
+        // reversed, the left neighbour is the one on the right of the anchor's diagonal
+        let (lo, hi) = if reversed { (8, -8) } else { (-8, 8) };
+        let chains = [diagonal(lo, rows.clone()), diagonal(hi, rows)];
+        let s = Setup { left: (0, 0), right: (1, 1), above: NONE, below: NONE };
+        let (_, end1, _, _, _) = bites(&bounded(&a, &b, reversed, &chains, s, |_| {}));
+        assert!(end1 < 320, "reversed={reversed}: the band let the path past the indel");
+    }
+}
+
+/// In a reversed sweep the prolongation bound `NN` still tests rightSeg, while the right bound comes from
+/// leftSeg: with a leftSeg alone the row is cut at R but prolongs (and terminates) up to N.
+#[test]
+fn trap_reversed_prolongation_ignores_the_left_segment_bound() {
+    let mut rng = Rng::new(41);
+    let (a, b) = shifted_pair(&mut rng, 400, 200, 12);
+    for (left_only, off) in [(true, 4), (true, 15), (false, 4), (false, 15)] {
+        let rows = ANCHOR.0 - 500..ANCHOR.0 + 10;
+        let chains = [diagonal(off, rows.clone()), diagonal(-off, rows)];
+        let s = Setup { left: (0, 0), right: if left_only { (NONE, NONE) } else { (1, 1) }, above: NONE, below: NONE };
+        bites(&bounded(&a, &b, true, &chains, s, |_| {}));
+    }
+}
+
+/// An earlier alignment lying on the anchor's diagonal ahead masks its cells as the sweep reaches it (from
+/// aboveList forward, belowList reversed): the path must detour around it (y-drop 9400 lets it).
+#[test]
+fn trap_masks_block_the_diagonal() {
+    let mut rng = Rng::new(42);
+    let (a, b) = shifted_pair(&mut rng, 500, 250, 0);
+    for reversed in [false, true] {
+        let rows = if reversed { ANCHOR.0 - 300..ANCHOR.0 - 200 } else { ANCHOR.0 + 201..ANCHOR.0 + 301 };
+        let chains = [diagonal(0, rows)];
+        let s = Setup { left: (NONE, NONE), right: (NONE, NONE), above: 0, below: 0 };
+        let (_, _, _, _, ops) = bites(&bounded(&a, &b, reversed, &chains, s, |_| {}));
+        assert!(ops.iter().any(|&o| op::kind(o) != op::SUB), "reversed={reversed}: no detour");
+    }
+}
+
+/// A horizontal segment masks its whole column run on the row where the sweep enters it, then the sweep
+/// follows the next segment; a vertical one masks one column per row.
+#[test]
+fn trap_gap_segments_mask_runs_and_columns() {
+    let mut rng = Rng::new(43);
+    let (a, b) = shifted_pair(&mut rng, 500, 250, 0);
+    for reversed in [false, true] {
+        for gap in [25, -25, 3, -3] {
+            let start = if reversed { ANCHOR.0 - 400 } else { ANCHOR.0 + 100 };
+            // the gap segment crosses the anchor's diagonal
+            let off = -gap / 2;
+            let b2 = (start as i64 - ANCHOR.0 as i64 + ANCHOR.1 as i64 + off as i64) as u32;
+            let chains = [chain(start, b2, &[100, 150], &[gap])];
+            let s = Setup { left: (NONE, NONE), right: (NONE, NONE), above: 0, below: 0 };
+            bites(&bounded(&a, &b, reversed, &chains, s, |_| {}));
+        }
+    }
+}
+
+/// Running off a neighbour's last (forward) or first (reversed) segment jumps to the alignment its
+/// `*Align2`/`*Align1` link names, entering at the linked segment (mid-chain, diagonal or vertical; the
+/// column of a diagonal one is taken on the current row) or, without a link, drops the bound. After a move
+/// the bound is one column off the segment (left +1, right -1), unlike on the first segment.
+#[test]
+fn trap_neighbour_segments_and_jumps() {
+    let mut rng = Rng::new(44);
+    let (a, b) = shifted_pair(&mut rng, 600, 400, 10);
+    let mut jumps_matter = 0;
+    for reversed in [false, true] {
+        for entry in [0u32, 1, 2] {
+            let (near, far) = if reversed {
+                (ANCHOR.0 - 150..ANCHOR.0 + 10, ANCHOR.0 - 700)
+            } else {
+                (ANCHOR.0 - 10..ANCHOR.0 + 150, ANCHOR.0 + 120)
+            };
+            let side = if reversed { 1 } else { -1 };
+            // the near neighbour (two segments), then a farther one the near one links to
+            let near_chain = {
+                let b2 = (near.start as i64 - ANCHOR.0 as i64 + ANCHOR.1 as i64 + 6 * side) as u32;
+                let half = (near.end - near.start) / 2;
+                chain(near.start, b2, &[half, near.end - near.start - half - 2], &[-2])
+            };
+            let far_b2 = (far as i64 - ANCHOR.0 as i64 + ANCHOR.1 as i64 + 4 * side) as u32;
+            let far_chain = chain(far, far_b2, &[200, 150, 200], &[-5, 4]);
+            let entry_seg = 3 + entry;
+            let chains = [near_chain, far_chain];
+            let s = Setup { left: (0, 0), right: (NONE, NONE), above: NONE, below: NONE };
+            let s = if reversed { Setup { left: (NONE, NONE), right: (0, 2), ..s } } else { s };
+            let case = bounded(&a, &b, reversed, &chains, s, |al| {
+                if reversed {
+                    (al[0].right_align1, al[0].right_seg1) = (1, entry_seg);
+                } else {
+                    (al[0].left_align2, al[0].left_seg2) = (1, entry_seg);
+                }
+            });
+            let unlinked_case = bounded(&a, &b, reversed, &chains, s, |_| {});
+            jumps_matter += (same(&case) != same(&unlinked_case)) as u32;
+        }
+    }
+    assert!(jumps_matter >= 2, "the neighbour links changed {jumps_matter} results");
 }

@@ -10,6 +10,12 @@
 #include <stdint.h>
 
 /**
+ * The "no alignment / no segment" index of warpalign_ydrop_bounds and warpalign_ydrop_alignment (a NULL
+ * pointer in LASTZ). Segment kinds are LASTZ's: 0 diagonal, 1 horizontal, 2 vertical.
+ */
+#define WARPALIGN_YDROP_NONE 4294967295
+
+/**
  * The backend a context runs on.
  */
 typedef enum warpalign_backend {
@@ -211,7 +217,94 @@ typedef struct warpalign_ksw_cache_counters {
 } warpalign_ksw_cache_counters;
 
 /**
- * One unconstrained LASTZ `ydrop_one_sided_align` call (no earlier alignment bounds or masks the DP).
+ * One straight piece of an earlier alignment (LASTZ's `aliseg`), in absolute, 0-based, inclusive
+ * sequence positions (`b1..=e1` on seq1, `b2..=e2` on seq2), as LASTZ's `format_alignment` stores them.
+ */
+typedef struct warpalign_ydrop_segment {
+  /**
+   * [`seg::DIAG`], [`seg::HORZ`] or [`seg::VERT`].
+   */
+  uint32_t kind;
+  uint32_t b1;
+  uint32_t b2;
+  uint32_t e1;
+  uint32_t e2;
+  /**
+   * The alignment whose chain holds this segment: its `nextSeg` is the segment after it in the array
+   * unless it is that alignment's `last_seg` (then NULL); `prevSeg` likewise with `first_seg`.
+   */
+  uint32_t owner;
+} warpalign_ydrop_segment;
+
+/**
+ * One earlier alignment (LASTZ's `galign`) as `ydrop_one_sided_align` reads it. Every link is an index
+ * into [`YdropBounds::alignments`] or [`YdropBounds::segments`], or [`NONE`].
+ */
+typedef struct warpalign_ydrop_alignment {
+  /**
+   * First and last row (seq1 position) of the alignment.
+   */
+  uint32_t pos1;
+  uint32_t end1;
+  /**
+   * Its segment chain: `segments[first_seg..=last_seg]`, in sequence order.
+   */
+  uint32_t first_seg;
+  uint32_t last_seg;
+  /**
+   * The nearest alignments (and their segments) left and right of its first (`1`) and last (`2`) row.
+   */
+  uint32_t left_align1;
+  uint32_t right_align1;
+  uint32_t left_align2;
+  uint32_t right_align2;
+  uint32_t left_seg1;
+  uint32_t right_seg1;
+  uint32_t left_seg2;
+  uint32_t right_seg2;
+  /**
+   * The next alignment by increasing start (`galign.next`, walked from `above_list`) and by decreasing
+   * end (`galign.prev`, walked from `below_list`).
+   */
+  uint32_t next;
+  uint32_t prev;
+} warpalign_ydrop_alignment;
+
+/**
+ * The earlier alignments one constrained call sees: LASTZ's `alignio` fields `anchor1/anchor2`,
+ * `leftAlign/rightAlign`, `leftSeg/rightSeg`, `aboveList/belowList` and everything reachable from them,
+ * flattened into two arrays linked by index. Reading any part of this the call can reach must match what
+ * LASTZ would read through its pointers; unreachable parts may be left out ([`NONE`]).
+ *
+ * Well-formed (checked): indices in range; segment kinds valid; every alignment's chain in range and
+ * owned by it, neither starting nor ending with a horizontal segment and without two horizontal segments in
+ * a row; a segment link set only with its alignment link; `next`/`prev` walks from the list heads
+ * acyclic (LASTZ dies or loops otherwise).
+ */
+typedef struct warpalign_ydrop_bounds {
+  /**
+   * The anchor, absolute 0-based (`alignio.anchor1/anchor2`): the cell before the DP's first row and column.
+   */
+  uint32_t anchor1;
+  uint32_t anchor2;
+  const struct warpalign_ydrop_segment *segments;
+  uint32_t n_segments;
+  const struct warpalign_ydrop_alignment *alignments;
+  uint32_t n_alignments;
+  uint32_t left_align;
+  uint32_t right_align;
+  uint32_t left_seg;
+  uint32_t right_seg;
+  /**
+   * The first alignment starting above the anchor (forward calls walk `next` from it) and the first ending
+   * below it (reversed calls walk `prev`).
+   */
+  uint32_t above_list;
+  uint32_t below_list;
+} warpalign_ydrop_bounds;
+
+/**
+ * One LASTZ `ydrop_one_sided_align` call.
  *
  * Sequences are 0-based pointers to the first base in extension order, with lengths: `a[k]` is LASTZ's
  * 1-based `A[k+1]`, `b[k]` is `B[k+1]`. From `ydrop_align`'s anchor `(anchor1, anchor2)`, limits
@@ -255,13 +348,17 @@ typedef struct warpalign_ydrop_job {
   int32_t trim_to_peak;
   /**
    * Nonzero for the left half (LASTZ's `reversed`). Unconstrained, it changes nothing but the wording of
-   * LASTZ's truncation report.
+   * LASTZ's truncation report; constrained, it picks which bounds and list the call follows.
    */
   int32_t reversed;
   /**
    * Traceback cells, one byte each (LASTZ's `tback.size`: `--allocate:traceback` bytes minus 7).
    */
   uint32_t tb_size;
+  /**
+   * The earlier alignments this call sees ([`YdropBounds`]); null for an unconstrained call.
+   */
+  const struct warpalign_ydrop_bounds *bounds;
 } warpalign_ydrop_job;
 
 /**
@@ -438,8 +535,8 @@ void warpalign_ksw_cache_stats(const struct warpalign_ksw_cache *cache,
                                struct warpalign_ksw_cache_counters *out);
 
 /**
- * Runs `n` unconstrained LASTZ `ydrop_one_sided_align` jobs (see warpalign_ydrop_job for the sequence
- * convention). `results[i]` is overwritten (not freed) with job i's output; its `ops` are `malloc`ed:
+ * Runs `n` LASTZ `ydrop_one_sided_align` jobs (see warpalign_ydrop_job for the sequence convention, and
+ * warpalign_ydrop_bounds for a constrained job's earlier alignments). `results[i]` is overwritten (not freed) with job i's output; its `ops` are `malloc`ed:
  * release with warpalign_ydrop_results_free. Jobs' memory must stay valid for the call.
  */
 enum warpalign_status warpalign_ydrop_batch(const struct warpalign_ctx *ctx,

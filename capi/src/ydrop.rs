@@ -3,8 +3,13 @@
 use crate::{batch_args, guard, WarpalignCtx, WarpalignStatus};
 use warpalign::ydrop::{self, YdropJob, YdropResult};
 
-/// Runs `n` unconstrained LASTZ `ydrop_one_sided_align` jobs (see warpalign_ydrop_job for the sequence
-/// convention). `results[i]` is overwritten (not freed) with job i's output; its `ops` are `malloc`ed:
+/// The "no alignment / no segment" index of warpalign_ydrop_bounds and warpalign_ydrop_alignment (a NULL
+/// pointer in LASTZ). Segment kinds are LASTZ's: 0 diagonal, 1 horizontal, 2 vertical.
+pub const WARPALIGN_YDROP_NONE: u32 = 0xFFFF_FFFF;
+const _: () = assert!(WARPALIGN_YDROP_NONE == ydrop::NONE);
+
+/// Runs `n` LASTZ `ydrop_one_sided_align` jobs (see warpalign_ydrop_job for the sequence convention, and
+/// warpalign_ydrop_bounds for a constrained job's earlier alignments). `results[i]` is overwritten (not freed) with job i's output; its `ops` are `malloc`ed:
 /// release with warpalign_ydrop_results_free. Jobs' memory must stay valid for the call.
 #[no_mangle]
 pub extern "C" fn warpalign_ydrop_batch(

@@ -1,5 +1,6 @@
 //! LASTZ 1.04.52: `ydrop_one_sided_align` (static in gapped_extend.c), reached through a shim
-//! (csrc/lastz_ydrop_shim.c) that `#include`s gapped_extend.c unmodified and exports one unconstrained call.
+//! (csrc/lastz_ydrop_shim.c) that `#include`s gapped_extend.c unmodified and exports one call, constrained
+//! or not.
 //!
 //! Compiled as upstream's src/Makefile compiles `lastz` (-O3, -Dscore_type=I, large-file and VERSION_*
 //! defines), with csrc/lastz_rename.h force-included so that every global symbol carries a
@@ -68,6 +69,7 @@ pub fn build(src: &Path, out: &Path) {
         .header(csrc.join("lastz_ydrop_shim.h").to_str().unwrap())
         .allowlist_function("warpalign_oracle_lastz_ydrop_one_sided")
         .allowlist_type("warpalign_oracle_lastz_ydrop_out")
+        .allowlist_type("warpalign_oracle_lastz_ydrop_bounds")
         .generate()
         .expect("bindgen failed on lastz_ydrop_shim.h");
     bindings.write_to_file(out.join("lastz_bindings.rs")).unwrap();

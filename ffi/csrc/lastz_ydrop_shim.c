@@ -1,5 +1,5 @@
 /* The oracle's entry into LASTZ 1.04.52's ydrop_one_sided_align, which is static in gapped_extend.c: this
- * file #includes the unmodified gapped_extend.c and exports one unconstrained one-sided extension per call
+ * file #includes the unmodified gapped_extend.c and exports one one-sided extension per call
  * (see lastz_ydrop_shim.h). Built by ffi/build/lastz.rs with lastz_rename.h force-included, like every
  * LASTZ file of the oracle, so all of the copy's global symbols carry a warpalign_oracle_lastz_ prefix.
  *
@@ -68,6 +68,67 @@ void print_align_list (alignel* alignList)
 
 //=== the exported call ===
 
+// rebuild_bounds--
+//	LASTZ's structures from a flat bounds block, pointing into the two arrays it fills (freed by the caller);
+//	sets io's anchor and bounding fields.
+
+static galign* rebuild_bounds (const warpalign_oracle_lastz_ydrop_bounds* b, alignio* io, aliseg** _segs);
+static galign* rebuild_bounds (const warpalign_oracle_lastz_ydrop_bounds* b, alignio* io, aliseg** _segs)
+	{
+	aliseg*	segs   = zalloc_or_die ("warpalign oracle segments",   (b->n_segments+1)   * sizeof(aliseg));
+	galign*	aligns = zalloc_or_die ("warpalign oracle alignments", (b->n_alignments+1) * sizeof(galign));
+	u32		k;
+
+	#define seg_at(ix)   (((ix) == WARPALIGN_ORACLE_LASTZ_NONE)? NULL : &segs[ix])
+	#define align_at(ix) (((ix) == WARPALIGN_ORACLE_LASTZ_NONE)? NULL : &aligns[ix])
+
+	for (k=0 ; k<b->n_segments ; k++)
+		{
+		const warpalign_oracle_lastz_ydrop_segment*   f     = &b->segments[k];
+		const warpalign_oracle_lastz_ydrop_alignment* owner = &b->alignments[f->owner];
+		segs[k].type    = (char) f->kind;
+		segs[k].b1      = f->b1;  segs[k].b2 = f->b2;
+		segs[k].e1      = f->e1;  segs[k].e2 = f->e2;
+		segs[k].nextSeg = (k < owner->last_seg)?  &segs[k+1] : NULL;
+		segs[k].prevSeg = (k > owner->first_seg)? &segs[k-1] : NULL;
+		}
+
+	for (k=0 ; k<b->n_alignments ; k++)
+		{
+		const warpalign_oracle_lastz_ydrop_alignment* f = &b->alignments[k];
+		galign* a = &aligns[k];
+		a->pos1        = f->pos1;
+		a->end1        = f->end1;
+		a->firstSeg    = &segs[f->first_seg];
+		a->lastSeg     = &segs[f->last_seg];
+		a->leftAlign1  = align_at (f->left_align1);
+		a->rightAlign1 = align_at (f->right_align1);
+		a->leftAlign2  = align_at (f->left_align2);
+		a->rightAlign2 = align_at (f->right_align2);
+		a->leftSeg1    = seg_at (f->left_seg1);
+		a->rightSeg1   = seg_at (f->right_seg1);
+		a->leftSeg2    = seg_at (f->left_seg2);
+		a->rightSeg2   = seg_at (f->right_seg2);
+		a->next        = align_at (f->next);
+		a->prev        = align_at (f->prev);
+		}
+
+	io->anchor1    = b->anchor1;
+	io->anchor2    = b->anchor2;
+	io->leftAlign  = align_at (b->left_align);
+	io->rightAlign = align_at (b->right_align);
+	io->leftSeg    = seg_at (b->left_seg);
+	io->rightSeg   = seg_at (b->right_seg);
+	io->aboveList  = align_at (b->above_list);
+	io->belowList  = align_at (b->below_list);
+
+	#undef seg_at
+	#undef align_at
+
+	*_segs = segs;
+	return aligns;
+	}
+
 // The copy's statics (tbRow, tbRowLen, shimTruncated) and the scratch below are shared by all callers, so
 // calls are serialized.
 
@@ -80,9 +141,12 @@ int warpalign_oracle_lastz_ydrop_one_sided
    (const uint8_t* A, const uint8_t* B, uint32_t M, uint32_t N,
 	int reversed, int trimToPeak, const int32_t* sub,
 	int32_t gapOpen, int32_t gapExtend, int32_t yDrop,
-	uint32_t tbSize, warpalign_oracle_lastz_ydrop_out* out)
+	uint32_t tbSize, const warpalign_oracle_lastz_ydrop_bounds* bounds,
+	warpalign_oracle_lastz_ydrop_out* out)
 	{
 	alignio		io;
+	aliseg*		segs   = NULL;
+	galign*		aligns = NULL;
 	editscript*	script;
 	unspos		end1 = 0, end2 = 0;
 	score		s;
@@ -125,11 +189,13 @@ int warpalign_oracle_lastz_ydrop_one_sided
 		}
 	shimTb->size = tbSize;
 
-	memset (&io, 0, sizeof(io));	// no bounding alignments: leftSeg, rightSeg,
-	io.scoring    = shimScoring;	// .. leftAlign, rightAlign, aboveList and
-	io.yDrop      = yDrop;			// .. belowList are all NULL
+	memset (&io, 0, sizeof(io));	// without bounds: leftSeg, rightSeg, leftAlign,
+	io.scoring    = shimScoring;	// .. rightAlign, aboveList and belowList are
+	io.yDrop      = yDrop;			// .. all NULL
 	io.trimToPeak = trimToPeak;
 	io.tb         = shimTb;
+	if (bounds != NULL)
+		aligns = rebuild_bounds (bounds, &io, &segs);
 
 	script = edit_script_new();
 	shimTruncated = false;
@@ -147,6 +213,8 @@ int warpalign_oracle_lastz_ydrop_one_sided
 		memcpy (out->ops, script->op, script->len * sizeof(editop));
 		}
 	free_if_valid ("warpalign oracle script", script);
+	free_if_valid ("warpalign oracle segments",   segs);
+	free_if_valid ("warpalign oracle alignments", aligns);
 
 	pthread_mutex_unlock (&shimLock);
 	return 0;

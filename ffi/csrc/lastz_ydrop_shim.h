@@ -18,8 +18,38 @@ typedef struct warpalign_oracle_lastz_ydrop_out {
 	                       * encoding (rpt<<2 | op, op 1=ins 2=del 3=sub), in traceback order */
 } warpalign_oracle_lastz_ydrop_out;
 
-/* One UNCONSTRAINED one-sided y-drop extension (no earlier alignments: alignio's leftSeg/rightSeg,
- * leftAlign/rightAlign and aboveList/belowList all NULL), with LASTZ's arguments: A and B are 1-based
+/* The earlier alignments a constrained call sees, flattened: warpalign's YdropBounds, YdropAlignment and
+ * YdropSegment (src/ydrop/mod.rs documents the fields), field for field. Indices link the two arrays;
+ * WARPALIGN_ORACLE_LASTZ_NONE is NULL. */
+#define WARPALIGN_ORACLE_LASTZ_NONE UINT32_MAX
+
+typedef struct warpalign_oracle_lastz_ydrop_segment {
+	uint32_t  kind;       /* aliseg.type: 0 diagSeg, 1 horzSeg, 2 vertSeg */
+	uint32_t  b1, b2, e1, e2;
+	uint32_t  owner;      /* the alignment whose chain (first_seg..last_seg) holds it */
+} warpalign_oracle_lastz_ydrop_segment;
+
+typedef struct warpalign_oracle_lastz_ydrop_alignment {
+	uint32_t  pos1, end1;
+	uint32_t  first_seg, last_seg;
+	uint32_t  left_align1, right_align1, left_align2, right_align2;
+	uint32_t  left_seg1, right_seg1, left_seg2, right_seg2;
+	uint32_t  next, prev;
+} warpalign_oracle_lastz_ydrop_alignment;
+
+typedef struct warpalign_oracle_lastz_ydrop_bounds {
+	uint32_t  anchor1, anchor2;
+	const warpalign_oracle_lastz_ydrop_segment*   segments;
+	uint32_t  n_segments;
+	const warpalign_oracle_lastz_ydrop_alignment* alignments;
+	uint32_t  n_alignments;
+	uint32_t  left_align, right_align, left_seg, right_seg;
+	uint32_t  above_list, below_list;
+} warpalign_oracle_lastz_ydrop_bounds;
+
+/* One one-sided y-drop extension; bounds NULL: unconstrained (alignio's leftSeg/rightSeg, leftAlign/
+ * rightAlign and aboveList/belowList all NULL), else LASTZ's galign/aliseg structures are rebuilt from the
+ * (well-formed) flat block and the call sees them. LASTZ's other arguments: A and B are 1-based
  * (A[1..M], B[1..N]; pass a pointer to the byte BEFORE the first base) and B[N+1] must be readable (LASTZ
  * reads it, its value is never used); sub is the 256x256 scoreset.sub matrix, row-major, indexed
  * [A byte][B byte]; tbSize is tback.size (traceback cells, one byte each). Thread safe: calls are
@@ -28,6 +58,7 @@ typedef struct warpalign_oracle_lastz_ydrop_out {
 int warpalign_oracle_lastz_ydrop_one_sided(const uint8_t* A, const uint8_t* B, uint32_t M, uint32_t N,
                                            int reversed, int trimToPeak, const int32_t* sub,
                                            int32_t gapOpen, int32_t gapExtend, int32_t yDrop,
-                                           uint32_t tbSize, warpalign_oracle_lastz_ydrop_out* out);
+                                           uint32_t tbSize, const warpalign_oracle_lastz_ydrop_bounds* bounds,
+                                           warpalign_oracle_lastz_ydrop_out* out);
 
 #endif

@@ -11,30 +11,36 @@
 //! the true lengths; a replay pads the rest (see [`DumpedJob::sequences`]). The matrix (256 KiB) is written
 //! once, before the first job that uses it.
 //!
-//! # Format (version 1, all integers little-endian)
+//! A constrained job's bounds block ([`YdropBounds`]) is written whole, just before the job.
+//!
+//! # Format (version 2, all integers little-endian; a reader also takes version 1, which has no bounds)
 //!
 //! ```text
 //! header:  8 bytes  magic "WAYDRDMP"
-//!          u32      version (1)
+//!          u32      version (2)
 //!          u32      reserved (0)
 //! records, each starting with a u8 kind:
 //!   1  matrix: 65536 i32, `sub` of the jobs that follow
 //!   2  job:    u32 m, u32 n, i32 gap_open, gap_extend, y_drop, trim_to_peak, reversed, u32 tb_size,
 //!              u32 a_len, u32 b_len, then a_len bytes of a, b_len bytes of b (prefixes; b_len <= n + 1),
 //!              then the result: i32 score, u32 end1, u32 end2, i32 truncated, u32 n_ops, n_ops u32 ops
+//!   3  bounds of the next job (which is constrained): u32 anchor1, anchor2, left_align, right_align,
+//!              left_seg, right_seg, above_list, below_list, n_segments, n_alignments, then the segments
+//!              (6 u32 each, YdropSegment's field order) and the alignments (14 u32 each, YdropAlignment's)
 //! ```
 
 use super::twin::Extent;
-use super::{YdropJob, YdropResult};
+use super::{YdropAlignment, YdropBounds, YdropJob, YdropResult, YdropSegment};
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
 pub const MAGIC: &[u8; 8] = b"WAYDRDMP";
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 const MATRIX: u8 = 1;
 const JOB: u8 = 2;
+const BOUNDS: u8 = 3;
 const CELLS: usize = 256 * 256;
 
 /// One dumped call: its arguments (sequences as the prefixes it read) and the result it got.
@@ -57,12 +63,46 @@ pub struct DumpedJob {
     pub end2: u32,
     pub truncated: i32,
     pub ops: Vec<u32>,
+    /// A constrained job's bounds.
+    pub bounds: Option<DumpedBounds>,
 }
 
-/// A dumped job's sequences at full length: the recorded prefixes, then bytes the call never read (0).
+/// A dumped bounds block: [`YdropBounds`] with its arrays owned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DumpedBounds {
+    /// anchor1, anchor2, left_align, right_align, left_seg, right_seg, above_list, below_list.
+    pub header: [u32; 8],
+    pub segments: Vec<YdropSegment>,
+    pub alignments: Vec<YdropAlignment>,
+}
+
+impl DumpedBounds {
+    /// The block, pointing into `self`, which must outlive it.
+    pub fn block(&self) -> YdropBounds {
+        let [anchor1, anchor2, left_align, right_align, left_seg, right_seg, above_list, below_list] = self.header;
+        YdropBounds {
+            anchor1,
+            anchor2,
+            segments: self.segments.as_ptr(),
+            n_segments: self.segments.len() as u32,
+            alignments: self.alignments.as_ptr(),
+            n_alignments: self.alignments.len() as u32,
+            left_align,
+            right_align,
+            left_seg,
+            right_seg,
+            above_list,
+            below_list,
+        }
+    }
+}
+
+/// A dumped job's sequences at full length: the recorded prefixes, then bytes the call never read (0); and
+/// its bounds block, pointing into the job.
 pub struct Sequences {
     a: Vec<u8>,
     b: Vec<u8>,
+    bounds: Option<YdropBounds>,
 }
 
 impl DumpedJob {
@@ -72,7 +112,11 @@ impl DumpedJob {
             s.resize(len.max(v.len()), 0);
             s
         };
-        Sequences { a: pad(&self.a, self.m as usize), b: pad(&self.b, self.n as usize + 1) }
+        Sequences {
+            a: pad(&self.a, self.m as usize),
+            b: pad(&self.b, self.n as usize + 1),
+            bounds: self.bounds.as_ref().map(DumpedBounds::block),
+        }
     }
 
     /// The job as submitted, pointing into `seq` (from [`Self::sequences`]) and `self`, which must outlive it.
@@ -89,6 +133,7 @@ impl DumpedJob {
             trim_to_peak: self.trim_to_peak,
             reversed: self.reversed,
             tb_size: self.tb_size,
+            bounds: seq.bounds.as_ref().map_or(std::ptr::null(), |b| b),
         }
     }
 }
@@ -160,6 +205,21 @@ pub(super) fn record(jobs: &[YdropJob], results: &[YdropResult], extents: &[Exte
             put_u32s(&mut buf, sub.iter().map(|&x| x as u32));
             sink.matrix = Some(sub.to_vec());
         }
+        if !j.bounds.is_null() {
+            // SAFETY: checked by the batch entry: a live, well-formed block.
+            let b = unsafe { &*j.bounds };
+            buf.push(BOUNDS);
+            put_u32s(&mut buf, [b.anchor1, b.anchor2, b.left_align, b.right_align, b.left_seg, b.right_seg]);
+            put_u32s(&mut buf, [b.above_list, b.below_list, b.n_segments, b.n_alignments]);
+            for s in b.segments() {
+                put_u32s(&mut buf, [s.kind, s.b1, s.b2, s.e1, s.e2, s.owner]);
+            }
+            for a in b.alignments() {
+                put_u32s(&mut buf, [a.pos1, a.end1, a.first_seg, a.last_seg]);
+                put_u32s(&mut buf, [a.left_align1, a.right_align1, a.left_align2, a.right_align2]);
+                put_u32s(&mut buf, [a.left_seg1, a.right_seg1, a.left_seg2, a.right_seg2, a.next, a.prev]);
+            }
+        }
         buf.push(JOB);
         put_u32s(&mut buf, [j.m, j.n]);
         put_u32s(&mut buf, [j.gap_open, j.gap_extend, j.y_drop, j.trim_to_peak, j.reversed].map(|x| x as u32));
@@ -200,6 +260,54 @@ impl Reader<'_> {
     fn i32(&mut self) -> io::Result<i32> {
         Ok(self.u32()? as i32)
     }
+
+    fn u32s<const K: usize>(&mut self) -> io::Result<[u32; K]> {
+        let mut out = [0; K];
+        for x in out.iter_mut() {
+            *x = self.u32()?;
+        }
+        Ok(out)
+    }
+
+    fn bounds(&mut self) -> io::Result<DumpedBounds> {
+        let header = self.u32s::<8>()?;
+        let [n_segments, n_alignments] = self.u32s::<2>()?;
+        // 24 and 56 bytes each: a length the data cannot hold is a bad record, not a huge allocation
+        if (n_segments as u64 * 24 + n_alignments as u64 * 56) > (self.data.len() - self.p) as u64 {
+            return Err(bad(format!("truncated record at byte {}", self.record)));
+        }
+        let segments = (0..n_segments)
+            .map(|_| {
+                let [kind, b1, b2, e1, e2, owner] = self.u32s()?;
+                Ok(YdropSegment { kind, b1, b2, e1, e2, owner })
+            })
+            .collect::<io::Result<Vec<_>>>()?;
+        let alignments = (0..n_alignments)
+            .map(|_| {
+                let [pos1, end1, first_seg, last_seg, left_align1, right_align1, left_align2, right_align2] = self.u32s()?;
+                let [left_seg1, right_seg1, left_seg2, right_seg2, next, prev] = self.u32s()?;
+                Ok(YdropAlignment {
+                    pos1,
+                    end1,
+                    first_seg,
+                    last_seg,
+                    left_align1,
+                    right_align1,
+                    left_align2,
+                    right_align2,
+                    left_seg1,
+                    right_seg1,
+                    left_seg2,
+                    right_seg2,
+                    next,
+                    prev,
+                })
+            })
+            .collect::<io::Result<Vec<_>>>()?;
+        let b = DumpedBounds { header, segments, alignments };
+        b.block().check().map_err(|e| bad(format!("bounds at byte {}: {e}", self.record)))?;
+        Ok(b)
+    }
 }
 
 /// Parses a dump (see the module doc); a truncated or malformed record is an `InvalidData` error.
@@ -208,13 +316,14 @@ pub fn parse_dump(data: &[u8]) -> io::Result<Vec<DumpedJob>> {
     let mut r = Reader { data, p: 0, record: 0 };
     let mut seen_header = false;
     let mut matrix: Option<Arc<Vec<i32>>> = None;
+    let mut bounds: Option<DumpedBounds> = None;
     while r.p < data.len() {
         r.record = r.p;
         if data[r.p..].starts_with(MAGIC) {
             r.take(8)?;
             let v = r.u32()?;
-            if v != VERSION {
-                return Err(bad(format!("dump version {v} at byte {}, this reader knows {VERSION}", r.record)));
+            if !(1..=VERSION).contains(&v) {
+                return Err(bad(format!("dump version {v} at byte {}, this reader knows 1 to {VERSION}", r.record)));
             }
             r.u32()?;
             seen_header = true;
@@ -228,6 +337,7 @@ pub fn parse_dump(data: &[u8]) -> io::Result<Vec<DumpedJob>> {
                 let cells = r.take(4 * CELLS)?;
                 matrix = Some(Arc::new(cells.chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().unwrap())).collect()));
             }
+            BOUNDS => bounds = Some(r.bounds()?),
             JOB => {
                 let sub = matrix.clone().ok_or_else(|| bad(format!("job before any matrix at byte {}", r.record)))?;
                 let (m, n) = (r.u32()?, r.u32()?);
@@ -257,6 +367,7 @@ pub fn parse_dump(data: &[u8]) -> io::Result<Vec<DumpedJob>> {
                     end2,
                     truncated,
                     ops,
+                    bounds: bounds.take(),
                 });
             }
             k => return Err(bad(format!("unknown record kind {k} at byte {}", r.record))),

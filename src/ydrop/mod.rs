@@ -1,9 +1,10 @@
-//! ydrop engine: LASTZ's `ydrop_one_sided_align` (gapped_extend.c), one UNCONSTRAINED one-sided y-drop
-//! extension per job, as a batch call.
+//! ydrop engine: LASTZ's `ydrop_one_sided_align` (gapped_extend.c), one one-sided y-drop extension per job,
+//! as a batch call.
 //!
-//! "Unconstrained" means no earlier alignment bounds or masks the DP (LASTZ's `alignio` has no
-//! `leftSeg/rightSeg` and no `aboveList/belowList` for the direction); the extension is then a pure function
-//! of the job's fields. Callers (the patched LASTZ) only route such calls here.
+//! A job is unconstrained (`bounds` null: no earlier alignment bounds or masks the DP, and the extension is
+//! a pure function of the job's fields) or constrained: `bounds` points to a flat copy ([`YdropBounds`]) of
+//! the earlier alignments LASTZ's `alignio` shows the call (`leftSeg/rightSeg` bounds, `aboveList/belowList`
+//! masks), which the engine reads exactly as LASTZ reads its pointers.
 //!
 //! # Sequence convention
 //! LASTZ passes 1-based pointers (`A[1..M]`, `B[1..N]`: the pointer is one byte *before* the first base).
@@ -68,7 +69,7 @@ pub const TRUNC_MIDWAY: i32 = 1;
 /// The traceback memory cannot hold the first DP row (LASTZ's fatal "not enough space in trace_back array").
 pub const TRUNC_FIRST_ROW: i32 = 2;
 
-/// One unconstrained LASTZ `ydrop_one_sided_align` call (no earlier alignment bounds or masks the DP).
+/// One LASTZ `ydrop_one_sided_align` call.
 ///
 /// Sequences are 0-based pointers to the first base in extension order, with lengths: `a[k]` is LASTZ's
 /// 1-based `A[k+1]`, `b[k]` is `B[k+1]`. From `ydrop_align`'s anchor `(anchor1, anchor2)`, limits
@@ -98,10 +99,96 @@ pub struct YdropJob {
     /// Nonzero: always trim the end to the score peak (LASTZ's default; 0 with `--noytrim`).
     pub trim_to_peak: i32,
     /// Nonzero for the left half (LASTZ's `reversed`). Unconstrained, it changes nothing but the wording of
-    /// LASTZ's truncation report.
+    /// LASTZ's truncation report; constrained, it picks which bounds and list the call follows.
     pub reversed: i32,
     /// Traceback cells, one byte each (LASTZ's `tback.size`: `--allocate:traceback` bytes minus 7).
     pub tb_size: u32,
+    /// The earlier alignments this call sees ([`YdropBounds`]); null for an unconstrained call.
+    pub bounds: *const YdropBounds,
+}
+
+/// [`YdropBounds`] and [`YdropAlignment`] index meaning "none" (LASTZ's NULL pointer).
+pub const NONE: u32 = u32::MAX;
+
+/// [`YdropSegment::kind`], LASTZ's `aliseg.type`.
+pub mod seg {
+    /// A gap-free run: both coordinates advance.
+    pub const DIAG: u32 = 0;
+    /// A gap in seq1: only seq2 (columns) advances.
+    pub const HORZ: u32 = 1;
+    /// A gap in seq2: only seq1 (rows) advances.
+    pub const VERT: u32 = 2;
+}
+
+/// One straight piece of an earlier alignment (LASTZ's `aliseg`), in absolute, 0-based, inclusive
+/// sequence positions (`b1..=e1` on seq1, `b2..=e2` on seq2), as LASTZ's `format_alignment` stores them.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct YdropSegment {
+    /// [`seg::DIAG`], [`seg::HORZ`] or [`seg::VERT`].
+    pub kind: u32,
+    pub b1: u32,
+    pub b2: u32,
+    pub e1: u32,
+    pub e2: u32,
+    /// The alignment whose chain holds this segment: its `nextSeg` is the segment after it in the array
+    /// unless it is that alignment's `last_seg` (then NULL); `prevSeg` likewise with `first_seg`.
+    pub owner: u32,
+}
+
+/// One earlier alignment (LASTZ's `galign`) as `ydrop_one_sided_align` reads it. Every link is an index
+/// into [`YdropBounds::alignments`] or [`YdropBounds::segments`], or [`NONE`].
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct YdropAlignment {
+    /// First and last row (seq1 position) of the alignment.
+    pub pos1: u32,
+    pub end1: u32,
+    /// Its segment chain: `segments[first_seg..=last_seg]`, in sequence order.
+    pub first_seg: u32,
+    pub last_seg: u32,
+    /// The nearest alignments (and their segments) left and right of its first (`1`) and last (`2`) row.
+    pub left_align1: u32,
+    pub right_align1: u32,
+    pub left_align2: u32,
+    pub right_align2: u32,
+    pub left_seg1: u32,
+    pub right_seg1: u32,
+    pub left_seg2: u32,
+    pub right_seg2: u32,
+    /// The next alignment by increasing start (`galign.next`, walked from `above_list`) and by decreasing
+    /// end (`galign.prev`, walked from `below_list`).
+    pub next: u32,
+    pub prev: u32,
+}
+
+/// The earlier alignments one constrained call sees: LASTZ's `alignio` fields `anchor1/anchor2`,
+/// `leftAlign/rightAlign`, `leftSeg/rightSeg`, `aboveList/belowList` and everything reachable from them,
+/// flattened into two arrays linked by index. Reading any part of this the call can reach must match what
+/// LASTZ would read through its pointers; unreachable parts may be left out ([`NONE`]).
+///
+/// Well-formed (checked): indices in range; segment kinds valid; every alignment's chain in range and
+/// owned by it, neither starting nor ending with a horizontal segment and without two horizontal segments in
+/// a row; a segment link set only with its alignment link; `next`/`prev` walks from the list heads
+/// acyclic (LASTZ dies or loops otherwise).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct YdropBounds {
+    /// The anchor, absolute 0-based (`alignio.anchor1/anchor2`): the cell before the DP's first row and column.
+    pub anchor1: u32,
+    pub anchor2: u32,
+    pub segments: *const YdropSegment,
+    pub n_segments: u32,
+    pub alignments: *const YdropAlignment,
+    pub n_alignments: u32,
+    pub left_align: u32,
+    pub right_align: u32,
+    pub left_seg: u32,
+    pub right_seg: u32,
+    /// The first alignment starting above the anchor (forward calls walk `next` from it) and the first ending
+    /// below it (reversed calls walk `prev`).
+    pub above_list: u32,
+    pub below_list: u32,
 }
 
 /// What one job returns: `ydrop_one_sided_align`'s score, `*_end1`, `*_end2` and edit script.
@@ -165,7 +252,89 @@ impl YdropJob {
         if self.sub.is_null() {
             return bad("null substitution matrix");
         }
+        if !self.bounds.is_null() {
+            // SAFETY: the caller's contract: a non-null bounds points to a live block.
+            unsafe { &*self.bounds }.check().map_err(|e| Error::InvalidArgument(format!("ydrop job {i}: bounds: {e}")))?;
+        }
         Ok(())
+    }
+}
+
+impl YdropBounds {
+    pub fn segments(&self) -> &[YdropSegment] {
+        slice(self.segments, self.n_segments)
+    }
+
+    pub fn alignments(&self) -> &[YdropAlignment] {
+        slice(self.alignments, self.n_alignments)
+    }
+
+    /// Whether the block is well-formed (see the type's doc); the error names the first fault.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        let (segs, aligns) = (self.segments(), self.alignments());
+        if (self.n_segments > 0 && self.segments.is_null()) || (self.n_alignments > 0 && self.alignments.is_null()) {
+            return Err("null array with a positive length".into());
+        }
+        let in_range = |k: u32, n: usize| k == NONE || (k as usize) < n;
+        let pair_ok = |al: u32, sg: u32| in_range(al, aligns.len()) && in_range(sg, segs.len()) && (sg == NONE || al != NONE);
+        if !pair_ok(self.left_align, self.left_seg) || !pair_ok(self.right_align, self.right_seg) {
+            return Err("bad left/right alignment or segment".into());
+        }
+        if !in_range(self.above_list, aligns.len()) || !in_range(self.below_list, aligns.len()) {
+            return Err("list head out of range".into());
+        }
+        for (k, s) in segs.iter().enumerate() {
+            let owner = aligns.get(s.owner as usize).ok_or(format!("segment {k}: owner out of range"))?;
+            if s.kind > seg::VERT || !(owner.first_seg..=owner.last_seg).contains(&(k as u32)) {
+                return Err(format!("segment {k}: bad kind or not in its owner's chain"));
+            }
+        }
+        for (k, a) in aligns.iter().enumerate() {
+            let bad = |what: &str| Err(format!("alignment {k}: {what}"));
+            if a.first_seg > a.last_seg || a.last_seg as usize >= segs.len() {
+                return bad("segment chain out of range");
+            }
+            let chain = &segs[a.first_seg as usize..=a.last_seg as usize];
+            if chain.iter().any(|s| s.owner != k as u32) {
+                return bad("a chain segment owned by another alignment");
+            }
+            let horz = |s: &YdropSegment| s.kind == seg::HORZ;
+            if horz(&chain[0]) || horz(&chain[chain.len() - 1]) || chain.windows(2).any(|w| horz(&w[0]) && horz(&w[1])) {
+                return bad("horizontal segment at an end or twice in a row");
+            }
+            let links = [
+                (a.left_align1, a.left_seg1),
+                (a.right_align1, a.right_seg1),
+                (a.left_align2, a.left_seg2),
+                (a.right_align2, a.right_seg2),
+            ];
+            if !links.iter().all(|&(al, sg)| pair_ok(al, sg)) || !in_range(a.next, aligns.len()) || !in_range(a.prev, aligns.len()) {
+                return bad("bad link");
+            }
+        }
+        for (head, by_start) in [(self.above_list, true), (self.below_list, false)] {
+            let mut at = head;
+            for _ in 0..=aligns.len() {
+                if at == NONE {
+                    break;
+                }
+                let a = &aligns[at as usize];
+                at = if by_start { a.next } else { a.prev };
+            }
+            if at != NONE {
+                return Err("cyclic alignment list".into());
+            }
+        }
+        Ok(())
+    }
+}
+
+fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
+    if p.is_null() || n == 0 {
+        &[]
+    } else {
+        // SAFETY: the caller's contract: n elements at p, alive for the call.
+        unsafe { std::slice::from_raw_parts(p, n as usize) }
     }
 }
 

@@ -1,8 +1,16 @@
 //! LASTZ's own `ydrop_one_sided_align` (the oracle, `warpalign_ffi::lastz`) on a [`YdropJob`], to check the
 //! twin against. That copy keeps file-static scratch (`tbRow`), so its calls are serialized by a lock.
 
-use super::{YdropJob, YdropResult};
+use super::{YdropBounds, YdropJob, YdropResult};
 use warpalign_ffi::lastz as c;
+
+// the shim's flat bounds types are ours field for field
+const _: () = assert!(std::mem::size_of::<YdropBounds>() == std::mem::size_of::<c::warpalign_oracle_lastz_ydrop_bounds>());
+const _: () = assert!(
+    std::mem::size_of::<super::YdropAlignment>() == std::mem::size_of::<c::warpalign_oracle_lastz_ydrop_alignment>()
+);
+const _: () =
+    assert!(std::mem::size_of::<super::YdropSegment>() == std::mem::size_of::<c::warpalign_oracle_lastz_ydrop_segment>());
 
 /// Same contract as [`super::twin::one_sided`].
 pub fn one_sided(j: &YdropJob, out: &mut YdropResult) {
@@ -24,6 +32,7 @@ pub fn one_sided(j: &YdropJob, out: &mut YdropResult) {
             j.gap_extend,
             j.y_drop,
             j.tb_size,
+            j.bounds.cast(),
             &mut o,
         )
     };

@@ -4,7 +4,7 @@
 
 use super::Rng;
 use std::sync::Arc;
-use warpalign::ydrop::{self, YdropJob, YdropResult};
+use warpalign::ydrop::{self, seg, YdropAlignment, YdropBounds, YdropJob, YdropResult, YdropSegment, NONE};
 
 /// LASTZ's default traceback (`--allocate:traceback=80M`): `tback.size` cells.
 pub const TB_DEFAULT: u32 = 80 * 1024 * 1024 - 7;
@@ -97,13 +97,15 @@ pub struct Case {
     pub trim_to_peak: i32,
     pub reversed: i32,
     pub tb_size: u32,
+    /// Earlier alignments the call sees; None: unconstrained.
+    pub bounds: Option<Arc<Bounds>>,
 }
 
 impl Case {
     /// `a` and `b` are bases; each gets a NUL after it.
     pub fn new(a: &[u8], b: &[u8], matrix: Arc<Matrix>, gap_open: i32, gap_extend: i32, y_drop: i32) -> Case {
         let term = |s: &[u8]| s.iter().copied().chain([0]).collect();
-        Case { a: term(a), b: term(b), matrix, gap_open, gap_extend, y_drop, trim_to_peak: 1, reversed: 0, tb_size: TB_DEFAULT }
+        Case { a: term(a), b: term(b), matrix, gap_open, gap_extend, y_drop, trim_to_peak: 1, reversed: 0, tb_size: TB_DEFAULT, bounds: None }
     }
 
     pub fn job(&self) -> YdropJob {
@@ -119,6 +121,7 @@ impl Case {
             trim_to_peak: self.trim_to_peak,
             reversed: self.reversed,
             tb_size: self.tb_size,
+            bounds: self.bounds.as_ref().map_or(std::ptr::null(), |b| &b.block),
         }
     }
 
@@ -132,7 +135,7 @@ impl Case {
             }
         };
         format!(
-            "{} O={} E={} Y={} trim={} rev={} tb={} M={} N={}\n  a={}\n  b={}",
+            "{} O={} E={} Y={} trim={} rev={} tb={} M={} N={}\n  a={}\n  b={}{}",
             self.matrix.name,
             self.gap_open,
             self.gap_extend,
@@ -143,7 +146,8 @@ impl Case {
             self.a.len() - 1,
             self.b.len() - 1,
             show(&self.a),
-            show(&self.b)
+            show(&self.b),
+            self.bounds.as_ref().map_or(String::new(), |b| format!("\n  {b:?}"))
         )
     }
 }
@@ -259,5 +263,217 @@ pub fn random_case(rng: &mut Rng, pool: &[Arc<Matrix>], max_len: usize) -> Case 
         1 => (tail + rng.range(-2, 3)).max(0) as u32,
         _ => TB_DEFAULT,
     };
+    case
+}
+
+/// A flat bounds block with the arrays it points into (kept together: `block` points into the vectors).
+pub struct Bounds {
+    pub segments: Vec<YdropSegment>,
+    pub alignments: Vec<YdropAlignment>,
+    pub block: YdropBounds,
+}
+
+impl std::fmt::Debug for Bounds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let b = &self.block;
+        write!(
+            f,
+            "anchor=({},{}) left={}/{} right={}/{} above={} below={}\n  alignments={:?}\n  segments={:?}",
+            b.anchor1, b.anchor2, b.left_align, b.left_seg, b.right_align, b.right_seg, b.above_list, b.below_list,
+            self.alignments, self.segments
+        )
+    }
+}
+
+// SAFETY: the block only points into the vectors it is kept with, which nothing mutates.
+unsafe impl Send for Bounds {}
+unsafe impl Sync for Bounds {}
+
+/// The links of a bounds block, by index (the arrays come from the alignments' segment chains).
+pub struct Links {
+    pub anchor: (u32, u32),
+    pub left: (u32, u32),
+    pub right: (u32, u32),
+    pub above: u32,
+    pub below: u32,
+}
+
+impl Bounds {
+    /// A block over `chains` (each alignment's segments, in order) with the given alignment links (`pos1`,
+    /// `end1`, `first_seg`, `last_seg` are filled in from the chains) and entry links.
+    pub fn new(chains: &[Vec<YdropSegment>], mut alignments: Vec<YdropAlignment>, links: &Links) -> Arc<Bounds> {
+        let mut segments = Vec::new();
+        for (k, (chain, a)) in chains.iter().zip(alignments.iter_mut()).enumerate() {
+            a.first_seg = segments.len() as u32;
+            a.pos1 = chain[0].b1;
+            a.end1 = chain[chain.len() - 1].e1;
+            segments.extend(chain.iter().map(|s| YdropSegment { owner: k as u32, ..*s }));
+            a.last_seg = segments.len() as u32 - 1;
+        }
+        let block = YdropBounds {
+            anchor1: links.anchor.0,
+            anchor2: links.anchor.1,
+            segments: segments.as_ptr(),
+            n_segments: segments.len() as u32,
+            alignments: alignments.as_ptr(),
+            n_alignments: alignments.len() as u32,
+            left_align: links.left.0,
+            left_seg: links.left.1,
+            right_align: links.right.0,
+            right_seg: links.right.1,
+            above_list: links.above,
+            below_list: links.below,
+        };
+        let b = Bounds { segments, alignments, block };
+        b.block.check().expect("generated bounds are well-formed");
+        Arc::new(b)
+    }
+}
+
+/// An alignment with no links yet.
+pub fn unlinked() -> YdropAlignment {
+    YdropAlignment {
+        pos1: 0,
+        end1: 0,
+        first_seg: 0,
+        last_seg: 0,
+        left_align1: NONE,
+        right_align1: NONE,
+        left_align2: NONE,
+        right_align2: NONE,
+        left_seg1: NONE,
+        right_seg1: NONE,
+        left_seg2: NONE,
+        right_seg2: NONE,
+        next: NONE,
+        prev: NONE,
+    }
+}
+
+/// A segment chain as LASTZ's `format_alignment` builds it from diagonal runs (`diags[k]` bases) separated
+/// by gaps (`gaps[k]`: positive, a horizontal gap of that many columns; negative, a vertical one), from
+/// `(b1, b2)`.
+pub fn chain(b1: u32, b2: u32, diags: &[u32], gaps: &[i32]) -> Vec<YdropSegment> {
+    let mut out = Vec::new();
+    let (mut p1, mut p2) = (b1, b2);
+    for (k, &len) in diags.iter().enumerate() {
+        out.push(YdropSegment { kind: seg::DIAG, b1: p1, b2: p2, e1: p1 + len - 1, e2: p2 + len - 1, owner: 0 });
+        (p1, p2) = (p1 + len, p2 + len);
+        if let Some(&g) = gaps.get(k) {
+            let (kind, d1, d2) = if g > 0 { (seg::HORZ, 0, g as u32) } else { (seg::VERT, (-g) as u32, 0) };
+            out.push(YdropSegment { kind, b1: p1, b2: p2, e1: p1 + d1 - 1, e2: p2 + d2 - 1, owner: 0 });
+            (p1, p2) = (p1 + d1, p2 + d2);
+        }
+    }
+    out
+}
+
+/// The segment of `chain` crossing row `p1` (the first ending at or after it, a horizontal one skipped) and
+/// its signed column offset from `(p1, p2)` on that row, as LASTZ's `msp_left_right` measures it.
+fn offset_on_row(segs: &[YdropSegment], first: usize, p1: u32, p2: u32) -> Option<(u32, i64)> {
+    let mut k = (first..segs.len()).find(|&k| segs[k].e1 >= p1)?;
+    if segs[k].kind == seg::HORZ {
+        k += 1;
+    }
+    let s = segs.get(k)?;
+    let x = s.b2 as i64 - p2 as i64 + if s.kind == seg::DIAG { p1 as i64 - s.b1 as i64 } else { 0 };
+    Some((k as u32, x))
+}
+
+/// The nearest alignments (with their segment on row `p1`) left and right of `(p1, p2)`, skipping `skip`.
+fn left_right(chains: &[Vec<YdropSegment>], p1: u32, p2: u32, skip: usize) -> ((u32, u32), (u32, u32)) {
+    let (mut left, mut right) = ((NONE, NONE, i64::MIN), (NONE, NONE, i64::MAX));
+    let mut base = 0u32;
+    for (k, c) in chains.iter().enumerate() {
+        if k != skip && c[0].b1 <= p1 && p1 <= c[c.len() - 1].e1 {
+            if let Some((s, x)) = offset_on_row(c, 0, p1, p2) {
+                if x < 0 && x > left.2 {
+                    left = (k as u32, base + s, x);
+                }
+                if x > 0 && x < right.2 {
+                    right = (k as u32, base + s, x);
+                }
+            }
+        }
+        base += c.len() as u32;
+    }
+    ((left.0, left.1), (right.0, right.1))
+}
+
+/// Random earlier alignments around the anchor of a `m` x `n` extension, linked as LASTZ links them (the
+/// ordered lists, the neighbours at each alignment's ends and the anchor's), with some links scrambled.
+pub fn random_bounds(rng: &mut Rng, m: u32, n: u32) -> Arc<Bounds> {
+    let span = m.max(n) as i64 + 20;
+    let anchor = ((m as i64 + span + rng.range(0, 100)) as u32, (n as i64 + span + rng.range(0, 100)) as u32);
+    let n_aligns = match rng.below(6) {
+        0 => 0,
+        1 => 1,
+        _ => rng.range(2, 8) as usize,
+    };
+    let mut chains: Vec<Vec<YdropSegment>> = Vec::new();
+    for _ in 0..n_aligns {
+        let p1 = (anchor.0 as i64 + rng.range(-span, span)).max(0);
+        // mostly near the anchor's diagonal, where LASTZ's bounds and masks bite
+        let off = if rng.chance(0.7) { rng.range(-40, 40) } else { rng.range(-span, span) };
+        let p2 = (p1 - anchor.0 as i64 + anchor.1 as i64 + off).max(0);
+        let pieces = rng.range(1, 6) as usize;
+        let diags: Vec<u32> = (0..pieces).map(|_| rng.range(1, (span / 3).max(2)) as u32).collect();
+        let gaps: Vec<i32> =
+            (1..pieces).map(|_| if rng.chance(0.5) { rng.range(1, 12) as i32 } else { -rng.range(1, 12) as i32 }).collect();
+        chains.push(chain(p1 as u32, p2 as u32, &diags, &gaps));
+    }
+    let mut aligns: Vec<YdropAlignment> = chains.iter().map(|_| unlinked()).collect();
+    // a neighbour link, scrambled now and then to reach odd paths
+    let scramble = |rng: &mut Rng, link: (u32, u32)| -> (u32, u32) {
+        if n_aligns > 0 && rng.chance(0.08) {
+            let a = rng.below(n_aligns as u64) as u32;
+            let base: u32 = chains[..a as usize].iter().map(|c| c.len() as u32).sum();
+            let c = &chains[a as usize];
+            let s = base + rng.below(c.len() as u64) as u32;
+            if c[(s - base) as usize].kind == seg::HORZ {
+                return (a, s + 1);
+            }
+            (a, s)
+        } else {
+            link
+        }
+    };
+    for k in 0..n_aligns {
+        let (first, last) = (chains[k][0], chains[k][chains[k].len() - 1]);
+        let (l1, r1) = left_right(&chains, first.b1, first.b2, k);
+        let (l2, r2) = left_right(&chains, last.e1, last.e2, k);
+        let a = &mut aligns[k];
+        ((a.left_align1, a.left_seg1), (a.right_align1, a.right_seg1)) = (scramble(rng, l1), scramble(rng, r1));
+        ((a.left_align2, a.left_seg2), (a.right_align2, a.right_seg2)) = (scramble(rng, l2), scramble(rng, r2));
+    }
+    // orderBegInc (pos1 ascending) links `next`, orderEndDec (end1 descending) links `prev`
+    let mut by_start: Vec<usize> = (0..n_aligns).collect();
+    by_start.sort_by_key(|&k| chains[k][0].b1);
+    let mut by_end: Vec<usize> = (0..n_aligns).collect();
+    by_end.sort_by_key(|&k| std::cmp::Reverse(chains[k][chains[k].len() - 1].e1));
+    for w in by_start.windows(2) {
+        aligns[w[0]].next = w[1] as u32;
+    }
+    for w in by_end.windows(2) {
+        aligns[w[0]].prev = w[1] as u32;
+    }
+    let above = by_start.iter().find(|&&k| chains[k][0].b1 > anchor.0).map_or(NONE, |&k| k as u32);
+    let below = by_end.iter().find(|&&k| chains[k][chains[k].len() - 1].e1 < anchor.0).map_or(NONE, |&k| k as u32);
+    let (left, right) = left_right(&chains, anchor.0, anchor.1, usize::MAX);
+    let links = Links {
+        anchor,
+        left: scramble(rng, left),
+        right: scramble(rng, right),
+        above: if rng.chance(0.05) { by_start.first().map_or(NONE, |&k| k as u32) } else { above },
+        below: if rng.chance(0.05) { by_end.first().map_or(NONE, |&k| k as u32) } else { below },
+    };
+    Bounds::new(&chains, aligns, &links)
+}
+
+/// A random case ([`random_case`]) with random earlier alignments around its anchor.
+pub fn random_constrained_case(rng: &mut Rng, pool: &[Arc<Matrix>], max_len: usize) -> Case {
+    let mut case = random_case(rng, pool, max_len);
+    let (m, n) = (case.a.len() as u32 - 1, case.b.len() as u32 - 1);
+    case.bounds = Some(random_bounds(rng, m, n));
     case
 }

@@ -2,10 +2,10 @@
 //! build (`score_type=I`, no back-to-back gaps): score, end, edit script and truncation.
 //!
 //! [`one_sided`] runs one [`YdropJob`]: [`sweep::fill`] then [`traceback::trace`]. The sweep takes the
-//! bounds earlier alignments impose through [`Constraints`]; a job is unconstrained ([`Unconstrained`]),
-//! and LASTZ's bounded calls (leftSeg/rightSeg bounds, aboveList/belowList masks) plug in as another
-//! implementation.
+//! bounds earlier alignments impose through [`Constraints`]: none ([`Unconstrained`]) or a job's
+//! [`crate::ydrop::YdropBounds`] ([`bounded::Bounded`]: leftSeg/rightSeg bounds, aboveList/belowList masks).
 
+mod bounded;
 mod sweep;
 mod traceback;
 
@@ -48,7 +48,7 @@ pub struct Extent {
     pub b: u32,
 }
 
-/// `ydrop_one_sided_align` for one unconstrained job; `out` is overwritten (not freed). Returns the
+/// `ydrop_one_sided_align` for one job (its bounds, if any, checked well-formed); `out` is overwritten (not freed). Returns the
 /// prefixes of the sequences it read.
 pub fn one_sided(job: &YdropJob, out: &mut YdropResult) -> Extent {
     *out = YdropResult::EMPTY;
@@ -78,7 +78,13 @@ pub fn one_sided(job: &YdropJob, out: &mut YdropResult) -> Extent {
         tb_len: job.tb_size as i32,
     };
     SCRATCH.with_borrow_mut(|(scratch, ops)| {
-        let f = sweep::fill(a, b, &params, &mut Unconstrained, scratch);
+        let f = if job.bounds.is_null() {
+            sweep::fill(a, b, &params, &mut Unconstrained, scratch)
+        } else {
+            // SAFETY: the job's contract: a non-null bounds points to a live, well-formed block.
+            let bounds = unsafe { &*job.bounds };
+            sweep::fill(a, b, &params, &mut bounded::Bounded::new(bounds, job.reversed != 0, job.n), scratch)
+        };
         traceback::trace(scratch, f.end1, f.end2, ops);
         *out = YdropResult {
             score: f.score,
