@@ -529,6 +529,15 @@ enum warpalign_status warpalign_ksw_cache_compute(const struct warpalign_ctx *ct
                                                   size_t *n_computed);
 
 /**
+ * As `warpalign_ksw_cache_compute`, but `ksw_extd2` calls run on the context's backend alone (the GPU
+ * when there is one) instead of being split with the CPU: for computing ahead on another thread while the
+ * tool's own threads go on recording. Lookups may run meanwhile.
+ */
+enum warpalign_status warpalign_ksw_cache_compute_background(const struct warpalign_ctx *ctx,
+                                                             const struct warpalign_ksw_cache *cache,
+                                                             size_t *n_computed);
+
+/**
  * Writes the counters accumulated since the last call into `*out` and resets them.
  */
 void warpalign_ksw_cache_stats(const struct warpalign_ksw_cache *cache,

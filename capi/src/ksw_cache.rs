@@ -103,6 +103,25 @@ pub extern "C" fn warpalign_ksw_cache_compute(ctx: *const WarpalignCtx, cache: *
     })
 }
 
+/// As `warpalign_ksw_cache_compute`, but `ksw_extd2` calls run on the context's backend alone (the GPU
+/// when there is one) instead of being split with the CPU: for computing ahead on another thread while the
+/// tool's own threads go on recording. Lookups may run meanwhile.
+#[no_mangle]
+pub extern "C" fn warpalign_ksw_cache_compute_background(ctx: *const WarpalignCtx, cache: *const WarpalignKswCache, n_computed: *mut usize) -> WarpalignStatus {
+    guard("warpalign_ksw_cache_compute_background", || {
+        // SAFETY: the caller passes a live context and cache, or NULLs.
+        let (Some(ctx), Some(c)) = (unsafe { ctx.as_ref() }, unsafe { cache.as_ref() }) else {
+            return Err(Error::InvalidArgument("null context or cache".into()));
+        };
+        let n = c.cache.compute_background(&ctx.engine)?;
+        // SAFETY: a writable size_t or NULL.
+        if let Some(out) = unsafe { n_computed.as_mut() } {
+            *out = n;
+        }
+        Ok(())
+    })
+}
+
 /// Writes the counters accumulated since the last call into `*out` and resets them.
 #[no_mangle]
 pub extern "C" fn warpalign_ksw_cache_stats(cache: *const WarpalignKswCache, out: *mut KswCacheStats) {

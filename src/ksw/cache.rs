@@ -17,9 +17,8 @@ use super::dump::{self, record_job, DumpKind, RecordJob};
 use super::{KswExtd2Job, KswExts2Job, KswExtz2Job, KswResult};
 use crate::{Backend, Engine, Result};
 use std::cell::RefCell;
-use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use rayon::prelude::*;
 use std::sync::{Arc, Mutex};
@@ -27,9 +26,10 @@ use std::time::Instant;
 
 const SHARDS: usize = 64;
 
-/// The GPU's share of the first round's extd2 cells, before any rate is measured: an H100 runs real
-/// minimap2 jobs at about 50 GCUPS, 16 cores of the twin at about 9.
-const INITIAL_GPU_SHARE: f64 = 0.8;
+/// extd2 rates (cells per second) before any is measured: an H100 runs minimap2's jobs at 20-50 GCUPS,
+/// 16 cores of the twin at about 11.
+const INITIAL_GPU_RATE: f64 = 30e9;
+const INITIAL_CPU_RATE: f64 = 11e9;
 
 /// `WARPALIGN_TRACE=1`: one stderr line per compute step, for tuning.
 fn trace() -> bool {
@@ -86,18 +86,50 @@ struct Counters {
     unused_cells: AtomicU64,
 }
 
+/// Hashes a call's bytes a word at a time: keys hold whole sequences (hundreds of bytes to megabytes), so
+/// SipHash cost more than the lookups themselves. Equality is still checked byte for byte.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut h = self.0;
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            h = (h ^ u64::from_le_bytes(w.try_into().unwrap())).wrapping_mul(K).rotate_left(29);
+        }
+        let mut tail = [0u8; 8];
+        tail[..words.remainder().len()].copy_from_slice(words.remainder());
+        self.0 = (h ^ u64::from_le_bytes(tail) ^ bytes.len() as u64).wrapping_mul(K);
+    }
+
+    fn finish(&self) -> u64 {
+        // murmur3's finaliser: every output bit depends on every input bit
+        let mut h = self.0;
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+        h ^ (h >> 33)
+    }
+}
+
+type KeyHash = BuildHasherDefault<KeyHasher>;
+
 /// Calls by their bytes, and the recorded ones not yet computed.
 #[derive(Default)]
 struct Shard {
-    map: HashMap<Arc<[u8]>, Slot>,
+    map: HashMap<Arc<[u8]>, Slot, KeyHash>,
     pending: Vec<Arc<[u8]>>,
 }
 
 pub struct KswCache {
     shards: Box<[Mutex<Shard>]>,
     counters: Counters,
-    /// Share of a round's extd2 cells the GPU gets, from the rates both sides had last round.
-    gpu_share: Mutex<f64>,
+    /// The latest measured extd2 rates (cells per second) of the GPU and of the CPU twin: a split gives
+    /// each side its share of the cells.
+    rates: Mutex<(f64, f64)>,
 }
 
 impl Default for KswCache {
@@ -162,14 +194,13 @@ impl KswCache {
         KswCache {
             shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
             counters: Counters::default(),
-            gpu_share: Mutex::new(INITIAL_GPU_SHARE),
+            rates: Mutex::new((INITIAL_GPU_RATE, INITIAL_CPU_RATE)),
         }
     }
 
+    /// The shard of a key: bits of its hash that the shard's map does not use for its buckets.
     fn shard_of(key: &[u8]) -> usize {
-        let mut h = DefaultHasher::new();
-        key.hash(&mut h);
-        h.finish() as usize % SHARDS
+        (KeyHash::default().hash_one(key) >> 40) as usize % SHARDS
     }
 
     fn lock(&self, shard: usize) -> std::sync::MutexGuard<'_, Shard> {
@@ -251,11 +282,27 @@ impl KswCache {
         self.get_encoded(job, record, out, dump::encode_extz2)
     }
 
-    /// Computes every recorded call, one batch per kind; returns how many it computed. Lookups may run
-    /// meanwhile (they see the recorded calls as unknown until their batch is done).
+    /// Computes every recorded call, one batch per kind; returns how many it computed. extd2 calls are
+    /// split between the GPU and the CPU twin by their measured rates. Lookups and other `compute` calls
+    /// may run meanwhile (lookups see the recorded calls as unknown until their batch is done).
     pub fn compute(&self, engine: &Engine) -> Result<usize> {
+        self.compute_with(engine, true)
+    }
+
+    /// As [`KswCache::compute`], but extd2 calls run on the context's backend alone (the GPU when there is
+    /// one), leaving the CPU to the caller: for computing ahead while the tool's threads record more.
+    pub fn compute_background(&self, engine: &Engine) -> Result<usize> {
+        self.compute_with(engine, false)
+    }
+
+    fn compute_with(&self, engine: &Engine, split: bool) -> Result<usize> {
         let t0 = Instant::now();
-        let keys: Vec<Arc<[u8]>> = (0..SHARDS).flat_map(|i| std::mem::take(&mut self.lock(i).pending)).collect();
+        let mut keys: Vec<Arc<[u8]>> = Vec::new();
+        let mut shard_ends = Vec::with_capacity(SHARDS); // keys[shard_ends[i-1]..shard_ends[i]] are shard i's
+        for i in 0..SHARDS {
+            keys.append(&mut self.lock(i).pending);
+            shard_ends.push(keys.len());
+        }
         if keys.is_empty() {
             return Ok(0);
         }
@@ -271,14 +318,17 @@ impl KswCache {
             }
         }
         let c = &self.counters;
-        run_kind(c, &mut results, extd2, |js, out| self.extd2_split(engine, js, out))?;
+        run_kind(c, &mut results, extd2, |js, out| if split { self.extd2_split(engine, js, out) } else { self.extd2_alone(engine, js, out) })?;
         run_kind(c, &mut results, exts2, |js, out| super::exts2_batch(engine, js, out).map(|_| (0, js.len())))?;
         run_kind(c, &mut results, extz2, |js, out| super::extz2_batch(engine, js, out).map(|_| (0, js.len())))?;
         drop(jobs); // they point into the keys
         let n = keys.len();
-        let mut by_shard: Vec<Vec<(Arc<[u8]>, KswResult)>> = (0..SHARDS).map(|_| Vec::new()).collect();
-        for (k, r) in keys.into_iter().zip(results) {
-            by_shard[Self::shard_of(&k)].push((k, r));
+        let mut by_shard: Vec<Vec<(Arc<[u8]>, KswResult)>> = Vec::with_capacity(SHARDS);
+        let (mut keys, mut results) = (keys.into_iter(), results.into_iter());
+        let mut start = 0;
+        for &end in &shard_ends {
+            by_shard.push(keys.by_ref().zip(results.by_ref()).take(end - start).collect());
+            start = end;
         }
         by_shard.into_par_iter().enumerate().for_each(|(i, answers)| {
             let mut shard = self.lock(i);
@@ -294,6 +344,31 @@ impl KswCache {
         Ok(n)
     }
 
+    fn rates(&self) -> std::sync::MutexGuard<'_, (f64, f64)> {
+        self.rates.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs extd2 jobs on the engine's backend alone, measuring the GPU's rate. Returns (GPU jobs, CPU jobs).
+    fn extd2_alone(&self, engine: &Engine, jobs: &[KswExtd2Job], out: &mut [KswResult]) -> Result<(usize, usize)> {
+        let t = Instant::now();
+        let backend = super::extd2_run(engine, jobs, out)?;
+        let secs = t.elapsed().as_secs_f64();
+        let cells: u64 = jobs.iter().map(|j| band_cells(j.qlen, j.tlen, j.w)).sum();
+        if trace() {
+            eprintln!("[warpalign] extd2 ahead: {backend:?} {} jobs {:.3e} cells {secs:.3} s", jobs.len(), cells as f64);
+        }
+        Ok(match backend {
+            Backend::Gpu => {
+                // small batches do not show the GPU's rate
+                if jobs.len() >= 16 * super::GPU_MIN_JOBS && secs > 0.0 {
+                    self.rates().0 = cells as f64 / secs;
+                }
+                (jobs.len(), 0)
+            }
+            Backend::Cpu => (0, jobs.len()),
+        })
+    }
+
     /// Runs extd2 jobs on the GPU and the CPU twin at once, splitting the cells by the rates both sides
     /// had last round (both are exact, so the split changes only the time). Returns (GPU jobs, CPU jobs).
     fn extd2_split(&self, engine: &Engine, jobs: &[KswExtd2Job], out: &mut [KswResult]) -> Result<(usize, usize)> {
@@ -303,10 +378,13 @@ impl KswCache {
                 Backend::Cpu => Ok((0, jobs.len())),
             };
         }
-        let share = *self.gpu_share.lock().unwrap_or_else(|p| p.into_inner());
+        let share = {
+            let (g, c) = *self.rates();
+            (g / (g + c)).clamp(0.05, 0.98)
+        };
         let cells: Vec<u64> = jobs.iter().map(|j| band_cells(j.qlen, j.tlen, j.w).max(1)).collect();
         let mut order: Vec<usize> = (0..jobs.len()).collect();
-        order.sort_by_key(|&i| std::cmp::Reverse(cells[i]));
+        order.par_sort_unstable_by_key(|&i| (std::cmp::Reverse(cells[i]), i));
         // Largest first, each job to the side furthest below its share: both get a mix of sizes.
         let (mut to_gpu, mut to_cpu) = (Vec::new(), Vec::new());
         let (mut gpu_cells, mut all_cells) = (0u64, 0u64);
@@ -343,8 +421,7 @@ impl KswCache {
             );
         }
         if gpu_backend == Backend::Gpu && gpu_secs > 0.0 && cpu_secs > 0.0 && gpu_cells > 0 && cpu_cells > 0 {
-            let (g, c) = (gpu_cells as f64 / gpu_secs, cpu_cells as f64 / cpu_secs);
-            *self.gpu_share.lock().unwrap_or_else(|p| p.into_inner()) = (g / (g + c)).clamp(0.05, 0.98);
+            *self.rates() = (gpu_cells as f64 / gpu_secs, cpu_cells as f64 / cpu_secs);
         }
         for (i, r) in to_gpu.into_iter().zip(gpu_out).chain(to_cpu.into_iter().zip(cpu_out)) {
             out[i] = r;

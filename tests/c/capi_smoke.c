@@ -55,9 +55,13 @@ static void speculate(void)
 	for (i = 0; i < N_JOBS; ++i) {
 		warpalign_ksw_extd2_job j = { 150, query, 150, target + i % 50, 5, mat, 4, 2, 24, 1, -1, 400, -1, 0 };
 		jobs[i] = j;
-		if (warpalign_ksw_cache_extd2(cache, &jobs[i], 1, &got) != 0) fail("cache knew a call before compute");
+		if (i % 50 < 20 && warpalign_ksw_cache_extd2(cache, &jobs[i], 1, &got) != 0) fail("cache knew a call before compute");
 	}
-	if (warpalign_ksw_cache_compute(ctx, cache, &n) != WARPALIGN_STATUS_OK || n != 50) fail("cache compute");
+	/* 20 computed ahead (as on a background thread), then the other 30 recorded and computed */
+	if (warpalign_ksw_cache_compute_background(ctx, cache, &n) != WARPALIGN_STATUS_OK || n != 20) fail("cache compute ahead");
+	for (i = 0; i < N_JOBS; ++i)
+		if (warpalign_ksw_cache_extd2(cache, &jobs[i], 1, &got) != (i % 50 < 20)) fail("cache answer after computing ahead");
+	if (warpalign_ksw_cache_compute(ctx, cache, &n) != WARPALIGN_STATUS_OK || n != 30) fail("cache compute");
 	if (warpalign_ksw_extd2_batch(ctx, jobs, N_JOBS, want) != WARPALIGN_STATUS_OK) fail("ksw batch");
 	for (i = 0; i < N_JOBS; ++i) {
 		if (warpalign_ksw_cache_extd2(cache, &jobs[i], 0, &got) != 1) fail("cache lost a call");
