@@ -292,7 +292,10 @@ impl KswCache {
     /// As [`KswCache::compute`], but extd2 calls run on the context's backend alone (the GPU when there is
     /// one), leaving the CPU to the caller: for computing ahead while the tool's threads record more.
     pub fn compute_background(&self, engine: &Engine) -> Result<usize> {
-        self.compute_with(engine, false)
+        match engine.gpu() {
+            Some(_) => super::gpu::host_pool().install(|| self.compute_with(engine, false)),
+            None => self.compute_with(engine, false),
+        }
     }
 
     fn compute_with(&self, engine: &Engine, split: bool) -> Result<usize> {

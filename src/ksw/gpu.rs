@@ -167,6 +167,26 @@ fn prepare(idx: usize, job: &KswExtd2Job, budget: usize, smem_max: usize) -> Opt
     Some(p)
 }
 
+/// The host side of GPU batches (packing inputs, unpacking results) runs in its own small pool: the global
+/// pool may be busy with the CPU twin's share of the work, and a GPU waiting for its inputs costs more than
+/// these threads take from the twin.
+pub(crate) fn host_pool() -> &'static rayon::ThreadPool {
+    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        let n = (std::thread::available_parallelism().map_or(4, |n| n.get()) / 4).max(2);
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .thread_name(|i| format!("warpalign-gpu-host-{i}"))
+            .build()
+            .expect("warpalign: cannot start the GPU host threads")
+    })
+}
+
+/// Jobs per launch at most, and launches of one window size in flight at once: the host packs the next
+/// launch's inputs while the GPU runs the previous one.
+const LAUNCH_JOBS: usize = 32768;
+const LANES: usize = 3;
+
 fn env_usize(name: &str) -> Option<usize> {
     std::env::var(name).ok().and_then(|s| s.trim().parse().ok())
 }
@@ -189,7 +209,8 @@ pub fn extd2_batch_gpu(rt: &GpuRuntime, jobs: &[KswExtd2Job], results: &mut [Ksw
     let cfg = Cfg { cap, cells, profile: env_usize("WARPALIGN_KSW_GPU_PROFILE").is_some_and(|v| v != 0) };
     let k = kernels(rt)?;
 
-    let preps: Vec<Option<Prep>> = jobs.par_iter().enumerate().map(|(i, j)| prepare(i, j, budget, k.smem_max)).collect();
+    let preps: Vec<Option<Prep>> =
+        host_pool().install(|| jobs.par_iter().enumerate().map(|(i, j)| prepare(i, j, budget, k.smem_max)).collect());
     let cpu_idx: Vec<usize> = preps.iter().enumerate().filter(|(_, p)| p.is_none()).map(|(i, _)| i).collect();
     // groups by window, each longest job first
     let mut groups: std::collections::BTreeMap<(bool, usize), Vec<Prep>> = Default::default();
@@ -253,7 +274,6 @@ pub fn extd2_batch_gpu(rt: &GpuRuntime, jobs: &[KswExtd2Job], results: &mut [Ksw
     Ok(())
 }
 
-/// Runs one group (same window) on its own stream, in chunks that fit `budget`.
 /// Launch settings (see the module's environment variables).
 #[derive(Clone, Copy)]
 struct Cfg {
@@ -262,31 +282,61 @@ struct Cfg {
     profile: bool,
 }
 
+/// Runs one group (same window) in launches of at most [`LAUNCH_JOBS`] jobs that fit `budget` together,
+/// [`LANES`] of them at a time, each lane on its own stream and host thread.
 fn run_group(rt: &GpuRuntime, k: &Kernels, jobs: &[KswExtd2Job], group: &[Prep], budget: usize, cfg: Cfg) -> Result<Vec<(usize, KswResult)>, String> {
-    let st = rt.context().new_stream().map_err(|e| format!("ksw_extd2 gpu stream: {e:?}"))?;
     let global = group[0].global;
     // the widest band fills half to all of the window
     let threads = if global { cfg.cap } else { (group[0].win() / cfg.cells).clamp(32, cfg.cap) } as u32;
     let smem = if global { 0 } else { group.iter().map(Prep::win_bytes).max().unwrap_or(0) } as u32;
-    let mut out: Vec<(usize, KswResult)> = Vec::with_capacity(group.len());
+    let lane_budget = budget / LANES;
+    let mut launches = Vec::new();
     let mut start = 0;
     while start < group.len() {
         let mut end = start;
         let mut bytes = 0usize;
-        while end < group.len() && (end == start || bytes + group[end].dev_bytes() <= budget) && end - start < (1 << 20) {
+        while end < group.len() && (end == start || bytes + group[end].dev_bytes() <= lane_budget) && end - start < LAUNCH_JOBS {
             bytes += group[end].dev_bytes();
             end += 1;
         }
-        match run_chunk(&st, k, jobs, &group[start..end], threads, smem, global, cfg.profile) {
-            Ok(v) => out.extend(v),
-            Err(e) => {
-                for (_, r) in out.iter_mut() {
-                    r.release();
-                }
-                return Err(e);
-            }
-        }
+        launches.push(start..end);
         start = end;
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let lanes: Vec<Result<Vec<(usize, KswResult)>, String>> = std::thread::scope(|sc| {
+        let lane = || -> Result<Vec<(usize, KswResult)>, String> {
+            let st = rt.context().new_stream().map_err(|e| format!("ksw_extd2 gpu stream: {e:?}"))?;
+            let mut out = Vec::new();
+            loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                if i >= launches.len() || failed.load(std::sync::atomic::Ordering::Relaxed) {
+                    return Ok(out);
+                }
+                match run_chunk(&st, k, jobs, &group[launches[i].clone()], threads, smem, global, cfg.profile) {
+                    Ok(v) => out.extend(v),
+                    Err(e) => {
+                        failed.store(true, std::sync::atomic::Ordering::Relaxed);
+                        out.iter_mut().for_each(|(_, r)| r.release());
+                        return Err(e);
+                    }
+                }
+            }
+        };
+        let handles: Vec<_> = (0..LANES.min(launches.len())).map(|_| sc.spawn(lane)).collect();
+        handles.into_iter().map(|h| h.join().expect("GPU lane panicked")).collect()
+    });
+    let mut out = Vec::with_capacity(group.len());
+    let mut err = None;
+    for l in lanes {
+        match l {
+            Ok(v) => out.extend(v),
+            Err(e) => err = Some(e),
+        }
+    }
+    if let Some(e) = err {
+        out.iter_mut().for_each(|(_, r)| r.release());
+        return Err(e);
     }
     Ok(out)
 }
@@ -334,7 +384,7 @@ fn run_chunk(
             views.push(a);
             rest = b;
         }
-        views.into_par_iter().zip(chunk.par_iter()).for_each(|(v, p)| {
+        host_pool().install(|| views.into_par_iter().zip(chunk.par_iter()).for_each(|(v, p)| {
             let j = &jobs[p.idx];
             let (qlen, tlen) = (j.qlen as usize, j.tlen as usize);
             // SAFETY: the caller guarantees qlen/tlen elements.
@@ -344,7 +394,7 @@ fn run_chunk(
             for (t, c) in qr.iter_mut().enumerate() {
                 *c = query[qlen - 1 - t];
             }
-        });
+        }));
     }
     mats.push(0);
     let d_offs = st.clone_htod(&offs).map_err(|e| err("upload", e))?;
