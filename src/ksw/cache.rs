@@ -130,6 +130,9 @@ pub struct KswCache {
     /// The latest measured extd2 rates (cells per second) of the GPU and of the CPU twin: a split gives
     /// each side its share of the cells.
     rates: Mutex<(f64, f64)>,
+    /// When the extd2 batch a background compute is running on the GPU should be done, by those rates:
+    /// a split meanwhile gives the GPU that much less.
+    gpu_busy_until: Mutex<Option<Instant>>,
 }
 
 impl Default for KswCache {
@@ -195,6 +198,7 @@ impl KswCache {
             shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
             counters: Counters::default(),
             rates: Mutex::new((INITIAL_GPU_RATE, INITIAL_CPU_RATE)),
+            gpu_busy_until: Mutex::new(None),
         }
     }
 
@@ -354,9 +358,15 @@ impl KswCache {
     /// Runs extd2 jobs on the engine's backend alone, measuring the GPU's rate. Returns (GPU jobs, CPU jobs).
     fn extd2_alone(&self, engine: &Engine, jobs: &[KswExtd2Job], out: &mut [KswResult]) -> Result<(usize, usize)> {
         let t = Instant::now();
-        let backend = super::extd2_run(engine, jobs, out)?;
-        let secs = t.elapsed().as_secs_f64();
         let cells: u64 = jobs.iter().map(|j| band_cells(j.qlen, j.tlen, j.w)).sum();
+        let busy = |until| *self.gpu_busy_until.lock().unwrap_or_else(|p| p.into_inner()) = until;
+        if engine.gpu().is_some() {
+            busy(Some(t + std::time::Duration::from_secs_f64(cells as f64 / self.rates().0)));
+        }
+        let ran = super::extd2_run(engine, jobs, out);
+        busy(None);
+        let backend = ran?;
+        let secs = t.elapsed().as_secs_f64();
         if trace() {
             eprintln!("[warpalign] extd2 ahead: {backend:?} {} jobs {:.3e} cells {secs:.3} s", jobs.len(), cells as f64);
         }
@@ -381,11 +391,14 @@ impl KswCache {
                 Backend::Cpu => Ok((0, jobs.len())),
             };
         }
+        let cells: Vec<u64> = jobs.iter().map(|j| band_cells(j.qlen, j.tlen, j.w).max(1)).collect();
+        // both sides should finish together: gpu/g + busy = cpu/c
         let share = {
             let (g, c) = *self.rates();
-            (g / (g + c)).clamp(0.05, 0.98)
+            let busy = self.gpu_busy_until.lock().unwrap_or_else(|p| p.into_inner()).map_or(0.0, |u| u.saturating_duration_since(Instant::now()).as_secs_f64());
+            let total = cells.iter().sum::<u64>() as f64;
+            ((total / c - busy) / (1.0 / g + 1.0 / c) / total).clamp(0.0, 0.98)
         };
-        let cells: Vec<u64> = jobs.iter().map(|j| band_cells(j.qlen, j.tlen, j.w).max(1)).collect();
         let mut order: Vec<usize> = (0..jobs.len()).collect();
         order.par_sort_unstable_by_key(|&i| (std::cmp::Reverse(cells[i]), i));
         // Largest first, each job to the side furthest below its share: both get a mix of sizes.
