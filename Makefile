@@ -22,7 +22,7 @@ deps:
 	@tests/ensure-deps
 
 vendor: $(VENDOR)/minimap2/Makefile $(VENDOR)/lastz/Makefile
-$(VENDOR)/minimap2/Makefile $(VENDOR)/lastz/Makefile: vendor/manifest.tsv vendor/fetch
+$(VENDOR)/minimap2/Makefile $(VENDOR)/lastz/Makefile &: vendor/manifest.tsv vendor/fetch
 	vendor/fetch $(T)/vendor
 	touch $(VENDOR)/minimap2/Makefile $(VENDOR)/lastz/Makefile
 
@@ -86,7 +86,8 @@ BENCH_CARRY    := $(T)/benchcarry
 BENCH_DATA     := ref/ecoli_K12_MG1655.fasta.gz ont/ecoli_ultralong_R9_nanotest.fastq.gz \
                   ont/ecoli_R9_medaka_test_reads.fasta.gz pacbio/ecoli_sequel_clr_subreads.fastq.gz \
                   wga/hpylori_G27.fasta.gz wga/hpylori_SJM180.fasta.gz wga/B_anthracis_Mslice.fasta.gz \
-                  wga/D_melanogaster_2Rslice.fasta.gz
+                  wga/D_melanogaster_2Rslice.fasta.gz lambda/lambda_NC_001416.fasta.gz \
+                  lambda/lambda_ont_R7_2D_ERA476754.fastq.gz
 bench-pack: tools
 	$(CARGO) build --release -p warpalign-bench --bin gen --bin measure --bin plot
 	rm -rf $(BENCH_CARRY) && mkdir -p $(BENCH_CARRY)/tools $(BENCH_CARRY)/bin $(BENCH_CARRY)/data

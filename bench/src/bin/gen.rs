@@ -6,6 +6,7 @@
 //!              [--len L] [--spliced] [--genes N] [--seed S] [--threads T] [--stats FILE]
 //!   gen genome -o OUT.fa [--size N] [--repeat-frac F] [--copy-len LO-HI] [--copy-div LO-HI] [--seed S] FA...
 //!   gen pair   -o OUT.fa --divergence D [--inversions N] [--translocations N] [--seed S] IN.fa
+//!   gen split  --pieces N -o PREFIX IN.fa
 //!
 //! `reads` samples long reads from both strands of the reference. Read lengths are drawn from the real read
 //! set (`--profile`, FASTA or FASTQ, gzip or plain) with a +-10% jitter, or are `--len` +-10%. Each read's
@@ -22,6 +23,9 @@
 //!
 //! `pair` writes a diverged copy of a genome: per record (of 50 kb or more) inversions and translocations of
 //! real segments, then substitutions and short indels at rate `--divergence`.
+//!
+//! `split` cuts a genome into N pieces of equal size, PREFIX.1.fa to PREFIX.N.fa, for single-threaded tools
+//! run side by side (as LASTZ users split a target); a record cut in parts names each part NAME_OFFSET.
 //!
 //! Everything is a function of the inputs and `--seed`: reads are made in chunks of fixed template size,
 //! each with its own seed, so the output does not depend on the thread count. Sizes take k, M, G suffixes.
@@ -647,13 +651,46 @@ fn cmd_pair(a: Args) {
     eprintln!("gen pair: {} records, {total} bases, {n_inv} inversions, {n_trans} translocations, divergence {div}", recs.len());
 }
 
+fn cmd_split(a: Args) {
+    a.check(&["o", "pieces"]);
+    let pieces: usize = a.need("pieces").parse().unwrap_or_else(|_| die("bad --pieces"));
+    if pieces == 0 || a.pos.len() != 1 {
+        die("split takes --pieces N >= 1 and one input FASTA");
+    }
+    let recs = read_fasta(&a.pos);
+    let total: usize = recs.iter().map(|r| r.seq.len()).sum();
+    let per = total.div_ceil(pieces);
+    let mut parts: Vec<Vec<Record>> = (0..pieces).map(|_| Vec::new()).collect();
+    let (mut piece, mut room) = (0, per);
+    for r in &recs {
+        let mut at = 0;
+        while at < r.seq.len() {
+            if room == 0 {
+                piece += 1;
+                room = per;
+            }
+            let take = (r.seq.len() - at).min(room);
+            let name = if take == r.seq.len() { r.name.clone() } else { format!("{}_{at}", r.name) };
+            parts[piece].push(Record { name, seq: r.seq[at..at + take].to_vec(), qual: None });
+            at += take;
+            room -= take;
+        }
+    }
+    let prefix = a.need("o");
+    for (k, part) in parts.iter().enumerate() {
+        write_fasta(&format!("{prefix}.{}.fa", k + 1), part);
+    }
+    eprintln!("gen split: {total} bases of {} records in {pieces} pieces of at most {per}", recs.len());
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
-    let usage = "usage: gen reads|genome|pair [options] (see the top of bench/src/bin/gen.rs)";
+    let usage = "usage: gen reads|genome|pair|split [options] (see the top of bench/src/bin/gen.rs)";
     match args.next().as_deref() {
         Some("reads") => cmd_reads(Args::parse(args, &["--spliced"])),
         Some("genome") => cmd_genome(Args::parse(args, &[])),
         Some("pair") => cmd_pair(Args::parse(args, &[])),
+        Some("split") => cmd_split(Args::parse(args, &[])),
         Some("-h" | "--help") => println!("{usage}"),
         _ => die(usage),
     }

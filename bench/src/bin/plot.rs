@@ -6,7 +6,9 @@
 //! Writes, from the rows whose columns say so:
 //! - throughput_vs_read_length.png: group `len` rows, input Mb per wall second against mean read length;
 //! - speedup_vs_size.png: group `size` rows, reference wall / rebuilt wall against input size;
-//! - time_per_workload.png: every row, reference and rebuilt wall time side by side.
+//! - time_per_workload.png: every row, reference and rebuilt wall time side by side;
+//! - time_by_stage.png: from stages.csv beside RESULTS.csv (if there), each build's wall time split into
+//!   index, mapping (reading, seeding, chaining, output), alignment and end, as stacked bars.
 
 use plotters::coord::combinators::IntoLogRange;
 use plotters::prelude::*;
@@ -161,6 +163,58 @@ fn bars(path: &Path, rows: &[Row]) -> Result<(), Box<dyn Error>> {
     Ok(())
 }
 
+/// Stacked horizontal bars, one per build, one segment per stage (columns of stages.csv after `build`).
+fn stages(path: &Path, csv: &Path) -> Result<(), Box<dyn Error>> {
+    let text = std::fs::read_to_string(csv)?;
+    let mut lines = text.lines();
+    let head: Vec<&str> = lines.next().ok_or("empty stages CSV")?.split(',').skip(1).collect();
+    let builds: Vec<(String, Vec<f64>)> = lines
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let mut f = l.split(',');
+            let name = f.next().unwrap_or("").to_string();
+            (name, f.map(|v| v.parse::<f64>().unwrap_or(0.0).max(0.0)).collect())
+        })
+        .collect();
+    let n = builds.len();
+    let colors = [RGBColor(0x8c, 0x8c, 0x8c), REF, NEW, RGBColor(0x55, 0xa8, 0x68)];
+    let total = builds.iter().map(|b| b.1.iter().sum::<f64>()).fold(0.0, f64::max);
+    let root = BitMapBackend::new(path, (1000, 200 + 70 * n as u32)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption("minimap2 map-ont -c wall time by stage", (FONT, 24))
+        .margin(16)
+        .x_label_area_size(48)
+        .y_label_area_size(120)
+        .build_cartesian_2d(0f64..total * 1.3, 0f64..n as f64)?;
+    chart.configure_mesh().disable_y_mesh().y_labels(0).x_desc("wall seconds").label_style((FONT, 15)).axis_desc_style((FONT, 17)).draw()?;
+    for (s, stage) in head.iter().enumerate() {
+        let color = colors[s % colors.len()];
+        let seg = |i: usize, b: &(String, Vec<f64>)| {
+            let x0: f64 = b.1[..s.min(b.1.len())].iter().sum();
+            let y = (n - 1 - i) as f64 + 0.2;
+            Rectangle::new([(x0, y), (x0 + b.1.get(s).copied().unwrap_or(0.0), y + 0.6)], color.filled())
+        };
+        let label = stage.trim_end_matches("_s").to_string();
+        chart
+            .draw_series(builds.iter().enumerate().map(|(i, b)| seg(i, b)))?
+            .label(label)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 6), (x + 16, y + 6)], color.filled()));
+    }
+    let left = TextStyle::from((FONT, 15).into_font()).pos(Pos::new(HPos::Right, VPos::Center));
+    let right = TextStyle::from((FONT, 13).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
+    for (i, (name, t)) in builds.iter().enumerate() {
+        let sum: f64 = t.iter().sum();
+        let (x, y) = chart.backend_coord(&(0.0, (n - 1 - i) as f64 + 0.5));
+        root.draw_text(name, &left, (x - 8, y))?;
+        let (x, y) = chart.backend_coord(&(sum, (n - 1 - i) as f64 + 0.5));
+        root.draw_text(&format!("{sum:.1} s"), &right, (x + 4, y))?;
+    }
+    chart.configure_series_labels().label_font((FONT, 15)).background_style(WHITE.mix(0.8)).border_style(BLACK).position(SeriesLabelPosition::UpperRight).draw()?;
+    root.present()?;
+    Ok(())
+}
+
 fn run(csv: &str, out: &Path) -> Result<(), Box<dyn Error>> {
     plotters::style::register_font(FONT, FontStyle::Normal, epaint_default_fonts::UBUNTU_LIGHT).map_err(|_| "bad built-in font")?;
     let rows = load(csv)?;
@@ -182,6 +236,10 @@ fn run(csv: &str, out: &Path) -> Result<(), Box<dyn Error>> {
     }
     if !rows.is_empty() {
         bars(&out.join("time_per_workload.png"), &rows)?;
+    }
+    let stages_csv = Path::new(csv).with_file_name("stages.csv");
+    if stages_csv.exists() {
+        stages(&out.join("time_by_stage.png"), &stages_csv)?;
     }
     Ok(())
 }
