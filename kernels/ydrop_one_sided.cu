@@ -151,7 +151,7 @@ __device__ int sweep(const int *__restrict__ P, const unsigned long long *__rest
 			truncated = true;
 			break;
 		}
-		if (row - 1 >= a_len) return ST_BAIL;
+		if (row > a_len) return ST_BAIL;
 		const unsigned row_base = used - (unsigned)ly;
 		if (TRACE && lane == 0) tb_row[row] = row_base;
 		const int ly0 = ly, stop = min(ry, n + 1);

@@ -57,41 +57,55 @@ fn matrix_fits(sub: *const i32) -> bool {
     m.iter().all(|v| v.unsigned_abs() <= SUB_ABS_MAX as u32)
 }
 
-/// Whether the kernel computes `j` exactly (its matrix checked separately).
-fn eligible(j: &YdropJob) -> bool {
-    j.bounds.is_null()
+/// How the kernel runs a job: the prefixes of the sequences it uploads and the ring cells per row (a power
+/// of two).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plan {
+    pub a_len: u32,
+    pub b_len: u32,
+    pub ring: usize,
+}
+
+/// The kernel's plan for `j`, or None when the twin takes it; `matrix_ok` tells whether its matrix fits.
+fn plan_with(j: &YdropJob, matrix_ok: impl FnOnce() -> bool) -> Option<Plan> {
+    // the twin answers degenerate jobs at once
+    let degenerate = j.m == 0 || j.n == 0 || y_drop_tail(j.gap_extend, j.y_drop, j.n) > j.tb_size as i32;
+    let exact = j.bounds.is_null()
         && j.gap_open >= 0
         && j.gap_extend >= 0
         && (0..=Y_DROP_MAX).contains(&j.y_drop)
-        && j.gap_open as i64 + j.gap_extend as i64 <= GAP_OE_MAX
+        && j.gap_open as i64 + j.gap_extend as i64 <= GAP_OE_MAX;
+    if degenerate || !exact || !matrix_ok() {
+        return None;
+    }
+    // the band is about 2 * yDrop / E wide; with E = 0 every row may reach the end of b
+    let cols = j.n as usize + 2;
+    let band = if j.gap_extend == 0 { cols } else { cols.min(4 * y_drop_tail(j.gap_extend, j.y_drop, j.n) as usize + 64) };
+    Some(Plan { a_len: j.m.min(SEQ_CAP), b_len: j.n.min(SEQ_CAP), ring: band.next_power_of_two().clamp(64, RING_MAX) })
+}
+
+/// The kernel's plan for `j`, or None when the twin takes it.
+pub fn plan(j: &YdropJob) -> Option<Plan> {
+    plan_with(j, || matrix_fits(j.sub))
 }
 
 /// A job the kernel runs.
 struct Prep {
     idx: usize,
-    a_len: u32,
-    b_len: u32,
-    /// Ring cells per row (a power of two).
-    ring: usize,
+    plan: Plan,
     /// Index into the batch's distinct matrices.
     mat: usize,
 }
 
 impl Prep {
-    fn new(idx: usize, j: &YdropJob, mat: usize) -> Prep {
-        // the band is about 2 * yDrop / E wide; with E = 0 every row may reach the end of b
-        let band = if j.gap_extend == 0 { j.n as usize + 2 } else { (j.n as usize + 2).min(4 * y_drop_tail(j.gap_extend, j.y_drop, j.n) as usize + 64) };
-        Prep { idx, a_len: j.m.min(SEQ_CAP), b_len: j.n.min(SEQ_CAP), ring: band.next_power_of_two().clamp(64, RING_MAX), mat }
-    }
-
     /// Device bytes of pass 1: the sequences and two rows of (C, D).
     fn dev_bytes(&self) -> usize {
-        self.a_len as usize + self.b_len as usize + 16 * self.ring + 4 * NP + 8 * NO + 4 * NR + 4
+        self.plan.a_len as usize + self.plan.b_len as usize + 16 * self.plan.ring + 4 * NP + 8 * NO + 4 * NR + 4
     }
 
     /// Cells of the widest possible sweep, to start the largest jobs first.
     fn work(&self) -> u64 {
-        self.a_len as u64 * self.ring as u64
+        self.plan.a_len as u64 * self.plan.ring as u64
     }
 }
 
@@ -113,21 +127,19 @@ pub fn one_sided_batch_gpu(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [Yd
     let mut preps = Vec::new();
     let mut cpu_idx = Vec::new();
     for (i, j) in jobs.iter().enumerate() {
-        // the twin answers degenerate jobs at once
-        let degenerate = j.m == 0 || j.n == 0 || y_drop_tail(j.gap_extend, j.y_drop, j.n) > j.tb_size as i32;
-        let mat = if degenerate || !eligible(j) {
-            None
-        } else {
-            *fits.entry(j.sub).or_insert_with(|| {
+        let mut mat = None;
+        let plan = plan_with(j, || {
+            mat = *fits.entry(j.sub).or_insert_with(|| {
                 matrix_fits(j.sub).then(|| {
                     matrices.push(j.sub);
                     matrices.len() - 1
                 })
-            })
-        };
-        match mat {
-            Some(mat) => preps.push(Prep::new(i, j, mat)),
-            None => cpu_idx.push(i),
+            });
+            mat.is_some()
+        });
+        match (plan, mat) {
+            (Some(plan), Some(mat)) => preps.push(Prep { idx: i, plan, mat }),
+            _ => cpu_idx.push(i),
         }
     }
     preps.sort_by_key(|p| std::cmp::Reverse(p.work()));
@@ -213,8 +225,8 @@ fn run_launch(
         par.extend_from_slice(&[
             j.m as i32,
             j.n as i32,
-            p.a_len as i32,
-            p.b_len as i32,
+            p.plan.a_len as i32,
+            p.plan.b_len as i32,
             mat as i32,
             j.gap_open,
             j.gap_extend,
@@ -222,16 +234,16 @@ fn run_launch(
             j.trim_to_peak,
             j.tb_size as i32,
             y_drop_tail(j.gap_extend, j.y_drop, j.n),
-            p.ring as i32,
+            p.plan.ring as i32,
         ]);
         let o = &mut offs[k * NO..(k + 1) * NO];
         o[0] = seqs.len() as u64;
         // SAFETY: the job's contract: m bases at a, n at b (a_len <= m, b_len <= n).
-        seqs.extend_from_slice(unsafe { std::slice::from_raw_parts(j.a, p.a_len as usize) });
+        seqs.extend_from_slice(unsafe { std::slice::from_raw_parts(j.a, p.plan.a_len as usize) });
         o[1] = seqs.len() as u64;
-        seqs.extend_from_slice(unsafe { std::slice::from_raw_parts(j.b, p.b_len as usize) });
+        seqs.extend_from_slice(unsafe { std::slice::from_raw_parts(j.b, p.plan.b_len as usize) });
         o[2] = ring_n;
-        ring_n += 2 * p.ring as u64;
+        ring_n += 2 * p.plan.ring as u64;
     }
     seqs.push(0);
     let order: Vec<i32> = (0..n as i32).collect();

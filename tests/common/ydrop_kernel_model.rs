@@ -104,7 +104,7 @@ fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>,
             truncated = true;
             break;
         }
-        if row - 1 >= p.a_len as i32 {
+        if row > p.a_len as i32 {
             return None;
         }
         let row_base = used.wrapping_sub(ly as u32);
