@@ -70,7 +70,9 @@ pub struct Plan {
 fn plan_with(j: &YdropJob, matrix_ok: impl FnOnce() -> bool) -> Option<Plan> {
     // the twin answers degenerate jobs at once
     let degenerate = j.m == 0 || j.n == 0 || y_drop_tail(j.gap_extend, j.y_drop, j.n) > j.tb_size as i32;
+    // the kernel keeps rows and columns (up to n + 2) in ints
     let exact = j.bounds.is_null()
+        && j.m.max(j.n) <= i32::MAX as u32 - 2
         && j.gap_open >= 0
         && j.gap_extend >= 0
         && (0..=Y_DROP_MAX).contains(&j.y_drop)
