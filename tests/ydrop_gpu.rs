@@ -195,18 +195,10 @@ fn patched_lastz() -> Result<PathBuf, String> {
     Ok(lastz)
 }
 
-/// Every call of real LASTZ runs (the pairs and options of tests/ydrop_dumps.rs), GPU vs twin, as made and
-/// with the bounds removed.
-#[test]
-fn gpu_equals_twin_real_calls() {
-    let Some(rt) = start_gpu() else { return };
-    let lastz = match patched_lastz() {
-        Ok(l) => l,
-        Err(e) => {
-            println!("skipped: {e}");
-            return;
-        }
-    };
+/// The calls of real LASTZ runs (the pairs and options of tests/ydrop_dumps.rs), by run; Err says why there
+/// are none.
+fn real_calls() -> Result<Vec<(String, Vec<DumpedJob>)>, String> {
+    let lastz = patched_lastz()?;
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let data = std::env::var_os("WARPALIGN_DATA").map(PathBuf::from).unwrap_or_else(|| root.join("../shared/data"));
     let tmp = std::env::temp_dir().join(format!("ydrop_gpu_real.{}", std::process::id()));
@@ -224,7 +216,7 @@ fn gpu_equals_twin_real_calls() {
         ("tb200K", &["--allocate:traceback=200K"]),
         ("gap-10,40", &["--gap=-10,40"]),
     ];
-    let (mut total, mut total_bad, mut ran) = (0, 0, 0);
+    let mut runs = Vec::new();
     for (name, t, q) in pairs {
         let (t, q) = (data.join("wga").join(t), data.join("wga").join(q));
         if !t.exists() || !q.exists() {
@@ -260,16 +252,58 @@ fn gpu_equals_twin_real_calls() {
                 .expect("running lastz");
             assert!(out.status.success(), "{run}: lastz failed: {}", String::from_utf8_lossy(&out.stderr));
             let calls = read_dump(&dump).unwrap_or_else(|e| panic!("{run}: reading {}: {e}", dump.display()));
-            let (bad, on_gpu) = compare_calls(&rt, &run, &calls);
-            println!("{run}: {} calls, as made and unbounded ({on_gpu} on the kernel), {bad} mismatches", calls.len());
-            total += calls.len();
-            total_bad += bad;
+            runs.push((run, calls));
         }
-        ran += 1;
     }
     let _ = std::fs::remove_dir_all(&tmp);
-    if ran == 0 {
-        println!("skipped: no real data under {}", data.display());
+    if runs.is_empty() {
+        return Err(format!("no real data under {}", data.display()));
+    }
+    Ok(runs)
+}
+
+/// The kernel's CPU model equals the twin on every real call the kernel would run, with its bounds removed.
+#[test]
+fn kernel_model_equals_twin_real_calls() {
+    let runs = match real_calls() {
+        Ok(r) => r,
+        Err(e) => {
+            println!("skipped: {e}");
+            return;
+        }
+    };
+    for (run, calls) in runs {
+        let ran: usize = calls
+            .par_iter()
+            .map(|c| {
+                let seq = c.sequences();
+                let j = YdropJob { bounds: std::ptr::null(), ..c.job(&seq) };
+                let Some(got) = plan(&j).and_then(|p| ydrop_kernel_model::run(&j, &p)) else { return 0 };
+                assert_eq!(got, twin(&j), "{run}: model differs from the twin: M={} N={} O={} E={} Y={}", c.m, c.n, c.gap_open, c.gap_extend, c.y_drop);
+                1
+            })
+            .sum();
+        println!("{run}: {} calls, {ran} run by the model (unbounded), 0 mismatches", calls.len());
+    }
+}
+
+/// Every real call, GPU vs twin, as made and with the bounds removed.
+#[test]
+fn gpu_equals_twin_real_calls() {
+    let Some(rt) = start_gpu() else { return };
+    let runs = match real_calls() {
+        Ok(r) => r,
+        Err(e) => {
+            println!("skipped: {e}");
+            return;
+        }
+    };
+    let (mut total, mut total_bad) = (0, 0);
+    for (run, calls) in runs {
+        let (bad, on_gpu) = compare_calls(&rt, &run, &calls);
+        println!("{run}: {} calls, as made and unbounded ({on_gpu} on the kernel), {bad} mismatches", calls.len());
+        total += calls.len();
+        total_bad += bad;
     }
     println!("real calls: {total}, {total_bad} mismatches");
     assert_eq!(total_bad, 0, "GPU differs from the twin on real calls");
