@@ -15,6 +15,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("pack", include_str!("../../kernels/pack.cu")),
     ("ksw_extd2", include_str!("../../kernels/ksw_extd2.cu")),
     ("chain_dp", include_str!("../../kernels/chain_dp.cu")),
+    ("ydrop_one_sided", include_str!("../../kernels/ydrop_one_sided.cu")),
 ];
 
 /// Options every kernel is compiled with: no FMA contraction, so float code rounds as the CPU reference.

@@ -37,6 +37,7 @@
 //! fields are zero).
 
 pub mod dump;
+pub mod gpu;
 pub mod oracle;
 pub mod twin;
 
@@ -338,22 +339,32 @@ fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
     }
 }
 
+/// Batches smaller than this stay on the CPU: one warp per extension pays off only across many extensions.
+pub(crate) const GPU_MIN_JOBS: usize = 64;
+
 /// Runs the jobs; `results[i]` is overwritten (not freed) with job i's result.
 ///
-/// CPU path: the Rust twin ([`twin::one_sided`]), jobs spread over the rayon pool. With `WARPALIGN_DUMP` set,
+/// A batch of [`GPU_MIN_JOBS`] or more on a GPU engine runs on the GPU ([`gpu::one_sided_batch_gpu`], which
+/// hands the jobs its kernel does not take to the twin); otherwise, and if the GPU fails, the Rust twin
+/// ([`twin::one_sided`]) runs the jobs over the rayon pool. With `WARPALIGN_DUMP` set, the twin runs them and
 /// each job and its result are also recorded ([`dump`]).
-pub fn one_sided_batch(_engine: &Engine, jobs: &[YdropJob], results: &mut [YdropResult]) -> Result<()> {
+pub fn one_sided_batch(engine: &Engine, jobs: &[YdropJob], results: &mut [YdropResult]) -> Result<()> {
     if jobs.len() != results.len() {
         return Err(Error::InvalidArgument(format!("{} jobs but {} results", jobs.len(), results.len())));
     }
     for (i, j) in jobs.iter().enumerate() {
         j.check(i)?;
     }
-    // The GPU kernel lands with the ydrop engine; until then both backends run the exact CPU path.
     if dump::enabled() {
-        // a record keeps the prefixes each call read, which only the run itself tells
+        // a record keeps the prefixes each call read, which only the twin's run tells
         let extents: Vec<twin::Extent> = jobs.iter().zip(results.iter_mut()).map(|(j, r)| twin::one_sided(j, r)).collect();
         return dump::record(jobs, results, &extents);
+    }
+    if let Some(rt) = engine.gpu().filter(|_| jobs.len() >= GPU_MIN_JOBS) {
+        match gpu::one_sided_batch_gpu(rt, jobs, results) {
+            Ok(()) => return Ok(()),
+            Err(e) => crate::engine::gpu_failed_notice(&e),
+        }
     }
     crate::engine::par_zip(jobs, results, |j, r| {
         twin::one_sided(j, r);

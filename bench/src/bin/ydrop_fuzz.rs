@@ -2,38 +2,47 @@
 //! on random jobs (tests/common/ydrop_cases.rs: LASTZ-shaped and random matrices, random gap costs with zero
 //! and negative opens, small y-drops, truncating tracebacks; up to 3,000 bases a side), on all cores.
 //! With `constrained`, every job also sees random earlier alignments around its anchor (bounds and masks).
+//! With `gpu`, the GPU batch (`warpalign::ydrop::gpu`, in batches of 20,000 jobs) is compared with the twin
+//! instead; the jobs its kernel does not take run on the twin inside the batch.
 //!
-//! usage: ydrop_fuzz CASES SEED [constrained]
+//! usage: ydrop_fuzz CASES SEED [constrained] [gpu]
 //!
 //! Prints `cases N, mismatches M` (and the first mismatching jobs, with their index); exit status 1 on any
-//! mismatch. Case i depends only on (SEED, i).
+//! mismatch, 2 on bad usage or, with `gpu`, no usable GPU. Case i depends only on (SEED, i).
 
 #[path = "../../../tests/common/mod.rs"]
 mod common;
 
-use common::ydrop_cases::{matrix_pool, oracle, random_case, random_constrained_case, twin};
+use common::ydrop_cases::{matrix_pool, oracle, random_case, random_constrained_case, twin, Case, Matrix, Outcome};
 use common::Rng;
+use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+use warpalign::gpu::GpuRuntime;
+use warpalign::ydrop::{gpu, YdropJob, YdropResult};
 
 const MAX_LEN: usize = 3000;
 const RANDOM_MATRICES: usize = 32;
+const GPU_BATCH: u64 = 20_000;
 
-fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let constrained = args.len() == 4 && args[3] == "constrained";
-    let (cases, seed) = match (args.get(1).and_then(|v| v.parse::<u64>().ok()), args.get(2).and_then(|v| v.parse::<u64>().ok())) {
-        (Some(c), Some(s)) if args.len() == 3 || constrained => (c, s),
-        _ => {
-            eprintln!("usage: ydrop_fuzz CASES SEED [constrained]");
-            std::process::exit(2);
-        }
-    };
-    let pool = matrix_pool(seed, RANDOM_MATRICES);
+fn case(seed: u64, i: u64, pool: &[Arc<Matrix>], constrained: bool) -> Case {
+    let rng = &mut Rng::new(seed.wrapping_mul(1_000_003).wrapping_add(i));
+    if constrained {
+        random_constrained_case(rng, pool, MAX_LEN)
+    } else {
+        random_case(rng, pool, MAX_LEN)
+    }
+}
+
+fn report(i: u64, what: &str, want: &Outcome, got: &Outcome, c: &Case) {
+    eprintln!("MISMATCH case {i}\n  twin {want:?}\n  {what} {got:?}\n  {}", c.describe());
+}
+
+/// Twin vs oracle on all cores; the mismatching cases.
+fn twin_vs_oracle(cases: u64, seed: u64, pool: &[Arc<Matrix>], constrained: bool) -> usize {
     let threads = std::thread::available_parallelism().map(|x| x.get()).unwrap_or(2);
     let next = AtomicU64::new(0);
-    let mismatches = Mutex::new(Vec::new());
-    let start = std::time::Instant::now();
+    let mismatches = Mutex::new(0usize);
     std::thread::scope(|sc| {
         for _ in 0..threads {
             sc.spawn(|| loop {
@@ -41,23 +50,78 @@ fn main() {
                 if i >= cases {
                     break;
                 }
-                let rng = &mut Rng::new(seed.wrapping_mul(1_000_003).wrapping_add(i));
-                let case =
-                    if constrained { random_constrained_case(rng, &pool, MAX_LEN) } else { random_case(rng, &pool, MAX_LEN) };
-                let j = case.job();
+                let c = case(seed, i, pool, constrained);
+                let j = c.job();
                 let (o, t) = (oracle(&j), twin(&j));
                 if o != t {
                     let mut bad = mismatches.lock().unwrap();
-                    if bad.len() < 5 {
-                        eprintln!("MISMATCH case {i}\n  oracle {o:?}\n  twin   {t:?}\n  {}", case.describe());
+                    if *bad < 5 {
+                        report(i, "oracle", &t, &o, &c);
                     }
-                    bad.push(i);
+                    *bad += 1;
                 }
             });
         }
     });
-    let bad = mismatches.into_inner().unwrap().len();
-    eprintln!("{:.1}s on {threads} threads", start.elapsed().as_secs_f64());
+    mismatches.into_inner().unwrap()
+}
+
+/// GPU batches vs twin; the mismatching cases.
+fn gpu_vs_twin(rt: &GpuRuntime, cases: u64, seed: u64, pool: &[Arc<Matrix>], constrained: bool) -> usize {
+    let (mut bad, mut on_kernel) = (0usize, 0usize);
+    for lo in (0..cases).step_by(GPU_BATCH as usize) {
+        let batch: Vec<Case> = (lo..(lo + GPU_BATCH).min(cases)).into_par_iter().map(|i| case(seed, i, pool, constrained)).collect();
+        let jobs: Vec<YdropJob> = batch.iter().map(Case::job).collect();
+        let mut res: Vec<YdropResult> = (0..jobs.len()).map(|_| YdropResult::EMPTY).collect();
+        if let Err(e) = gpu::one_sided_batch_gpu(rt, &jobs, &mut res) {
+            eprintln!("GPU batch failed: {e}");
+            std::process::exit(2);
+        }
+        on_kernel += jobs.par_iter().filter(|j| gpu::plan(j).is_some()).count();
+        let got: Vec<Outcome> = res
+            .iter_mut()
+            .map(|r| {
+                let o = (r.score, r.end1, r.end2, r.truncated, r.ops().to_vec());
+                r.release();
+                o
+            })
+            .collect();
+        let wrong: Vec<(usize, Outcome)> =
+            (0..jobs.len()).into_par_iter().filter_map(|k| Some((k, twin(&jobs[k]))).filter(|(_, t)| *t != got[k])).collect();
+        for (k, want) in wrong.iter().take(5usize.saturating_sub(bad)) {
+            report(lo + *k as u64, "gpu ", want, &got[*k], &batch[*k]);
+        }
+        bad += wrong.len();
+    }
+    eprintln!("{on_kernel} of {cases} cases planned for the kernel");
+    bad
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let flags = &args[3.min(args.len())..];
+    let constrained = flags.iter().any(|f| f == "constrained");
+    let on_gpu = flags.iter().any(|f| f == "gpu");
+    let known = flags.iter().all(|f| f == "constrained" || f == "gpu");
+    let (cases, seed) = match (args.get(1).and_then(|v| v.parse::<u64>().ok()), args.get(2).and_then(|v| v.parse::<u64>().ok())) {
+        (Some(c), Some(s)) if known => (c, s),
+        _ => {
+            eprintln!("usage: ydrop_fuzz CASES SEED [constrained] [gpu]");
+            std::process::exit(2);
+        }
+    };
+    let pool = matrix_pool(seed, RANDOM_MATRICES);
+    let start = std::time::Instant::now();
+    let bad = if on_gpu {
+        let rt = GpuRuntime::start().unwrap_or_else(|e| {
+            eprintln!("ydrop_fuzz gpu: {e}");
+            std::process::exit(2);
+        });
+        gpu_vs_twin(&rt, cases, seed, &pool, constrained)
+    } else {
+        twin_vs_oracle(cases, seed, &pool, constrained)
+    };
+    eprintln!("{:.1}s", start.elapsed().as_secs_f64());
     println!("cases {cases}, mismatches {bad}");
     std::process::exit((bad > 0) as i32);
 }

@@ -12,6 +12,7 @@ mod traceback;
 use super::{YdropJob, YdropResult, TRUNC_FIRST_ROW, TRUNC_MIDWAY, TRUNC_NONE};
 use std::cell::RefCell;
 use sweep::{Params, Scratch};
+pub(crate) use sweep::y_drop_tail;
 
 /// What earlier alignments impose on the sweep, row by row (LASTZ's `update_LR_bounds` and
 /// `update_active_segs`, and the prolongation bound `NN`).
@@ -99,7 +100,7 @@ pub fn one_sided(job: &YdropJob, out: &mut YdropResult) -> Extent {
 }
 
 /// A `malloc`ed copy (null when empty): results own their ops and C frees them.
-fn malloc_copy(v: &[u32]) -> *mut u32 {
+pub(crate) fn malloc_copy(v: &[u32]) -> *mut u32 {
     if v.is_empty() {
         return std::ptr::null_mut();
     }

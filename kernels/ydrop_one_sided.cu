@@ -1,0 +1,346 @@
+// Batched ydrop_one_sided_align (LASTZ 1.04.52, gapped_extend.c), unconstrained jobs, bit-exact with the Rust
+// twin (src/ydrop/twin/), which is verified against upstream. One warp per job, rows in order, the columns of
+// a row in chunks of 32 (one per lane); two launches per batch (FastZ-style):
+//  - pass 1 (trace = 0): the whole sweep, without traceback bytes: score, end, truncation, and the traceback
+//    bytes the rows up to the end row take (LASTZ's `used` after that row);
+//  - pass 2 (trace = 1): rows 1..end1 again (a row depends only on the rows above), writing the traceback
+//    bytes in the twin's layout, then lane 0 traces back and writes the edit script.
+//
+// A row of the twin is sequential through the running insertion score i, the running best and the leading
+// prunes. Here it is two scans (valid for gapOpen >= 0, which the host checks):
+//  - i ignoring prunes: i' after column c = max(i' before - E, S >= D ? S - OE : -inf), a max-plus scan
+//    (S >= D alone decides the open term: when S >= D but i > S, i - E > S - OE because gapOpen >= 0).
+//    Where the twin resets i to NEG after a pruned cell, i' differs from it, but then both stay below
+//    best - yDrop, so every cell where they differ is pruned either way or decided by D or S alone, and the
+//    only bit that differs is the I_EXTEND of a cell whose I state is below best - yDrop: off every path.
+//  - best before a cell: the exclusive prefix max of S over substitution-ended cells, seeded with the best so
+//    far (a pruned one lies below best - yDrop, so it never raises it).
+// Then the prune decisions, the leading prunes (LASTZ's LY), the last live column, the events that move the
+// end (a later cell wins a tie; with --noytrim a boundary cell wins over a best one in the same cell) and the
+// stores follow without dependencies. Prolongation is closed form: i - k*E while it stays >= best - yDrop.
+//
+// The twin's arithmetic is int32 with wrap-around; the host admits only jobs where nothing the scans compute
+// can wrap (|sub| <= 2^27, gapOpen + gapExtend <= 2^24, 0 <= yDrop <= 2^30), and a job gives up (status
+// BAIL, the host runs the twin) when a row would be wider than its ring, wider than 2^24 / E, reads past the
+// uploaded prefix of a sequence, or best passes 2^30.
+//
+// Memory per job: two rows of (C, D) in a ring of W cells each (column c at c & (W - 1)); pass 2 also the
+// traceback bytes, the row offsets and the edit script. Warps never share memory, and nothing is shared in a
+// block: no barrier is needed.
+
+typedef unsigned char u8;
+typedef long long i64;
+
+#define FULL 0xffffffffu
+#define NEG_INF (-1932735283)
+#define I32_MIN (-2147483647 - 1)
+#define NO_Y (-(1LL << 62))
+#define BEST_MAX (1 << 30)
+#define ROW_GAP_MAX (1LL << 24)
+
+// traceback links (LASTZ's cFromC, cFromI, cFromD, iExtend, dExtend) and editops
+#define FROM_C 0
+#define FROM_I 1
+#define FROM_D 2
+#define I_EXTEND 4
+#define D_EXTEND 8
+#define OP_INS 1u
+#define OP_DEL 2u
+#define OP_SUB 3u
+#define MAX_RUN ((1u << 30) - 1)
+
+// per-job parameters (int32), as written by src/ydrop/gpu.rs
+#define P_M 0
+#define P_N 1
+#define P_A_LEN 2
+#define P_B_LEN 3
+#define P_MAT 4
+#define P_GAP_OPEN 5
+#define P_GAP_EXTEND 6
+#define P_Y_DROP 7
+#define P_TRIM 8
+#define P_TB_LEN 9
+#define P_Y_DROP_TAIL 10
+#define P_RING 11
+#define NP 12
+
+// per-job offsets (uint64): bytes into seqs, cells into ring, bytes into tb, entries into tb_row and ops
+#define O_A 0
+#define O_B 1
+#define O_RING 2
+#define O_TB 3
+#define O_TB_ROW 4
+#define O_OPS 5
+#define NO 6
+
+// per-job results (int32)
+#define R_STATUS 0
+#define R_SCORE 1
+#define R_END1 2
+#define R_END2 3
+#define R_TRUNC 4
+#define R_TB_NEED 5
+#define R_N_OPS 6
+#define NR 8
+
+#define ST_DONE 0
+#define ST_BAIL 1
+
+__device__ __forceinline__ int wadd(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
+__device__ __forceinline__ int wsub(int a, int b) { return (int)((unsigned)a - (unsigned)b); }
+
+__device__ __forceinline__ int incl_max(int v, int lane)
+{
+	for (int o = 1; o < 32; o <<= 1) {
+		const int t = __shfl_up_sync(FULL, v, o);
+		if (lane >= o) v = max(v, t);
+	}
+	return v;
+}
+
+__device__ __forceinline__ i64 incl_max64(i64 v, int lane)
+{
+	for (int o = 1; o < 32; o <<= 1) {
+		const i64 t = __shfl_up_sync(FULL, v, o);
+		if (lane >= o) v = max(v, t);
+	}
+	return v;
+}
+
+// The sweep of one job by one warp (every lane holds the same row state). With TRACE, rows 1..last_row only,
+// writing traceback bytes and row offsets. Returns ST_DONE or ST_BAIL; the outcome goes to res (lane 0).
+template <bool TRACE>
+__device__ int sweep(const int *__restrict__ P, const unsigned long long *__restrict__ O, const int *__restrict__ mats,
+                     const u8 *__restrict__ seqs, int2 *ring, u8 *tb, unsigned *tb_row, int *res, int last_row)
+{
+	const int lane = threadIdx.x & 31;
+	const int m = P[P_M], n = P[P_N], a_len = P[P_A_LEN], b_len = P[P_B_LEN];
+	const int E = P[P_GAP_EXTEND], OE = wadd(P[P_GAP_OPEN], E), Y = P[P_Y_DROP];
+	const bool trim = P[P_TRIM] != 0;
+	const int tb_len = P[P_TB_LEN], ydt = P[P_Y_DROP_TAIL], W = P[P_RING], wm = W - 1;
+	const u8 *const a = seqs + O[O_A], *const b = seqs + O[O_B];
+	const int *const sub = mats + (i64)P[P_MAT] * 65536;
+	int2 *prev = ring + O[O_RING], *cur = prev + W;
+	if (TRACE) {
+		tb += O[O_TB];
+		tb_row += O[O_TB_ROW];
+	}
+
+	// row 0: C = 0 at column 0, then an insertion run while the previous C is within y-drop
+	int cnt; // columns 1.. of row 0
+	if (Y < OE) cnt = 1;
+	else if (E == 0) cnt = n;
+	else cnt = (int)min((i64)(Y - OE) / E + 2, (i64)n);
+	if (cnt + 1 > W) return ST_BAIL;
+	for (int col = lane; col <= cnt; col += 32) {
+		const int c = col == 0 ? 0 : wsub(wsub(0, OE), (int)((unsigned)(col - 1) * (unsigned)E));
+		prev[col & wm] = make_int2(c, wsub(c, OE));
+		if (TRACE) tb[col] = col == 0 ? 0 : FROM_I;
+	}
+	if (TRACE && lane == 0) tb_row[0] = 0;
+	unsigned used = cnt + 1;
+	int ly = 0, ry = cnt + 1;
+	int best = 0, boundary = NEG_INF, end1 = 0, end2 = 0;
+	bool end_is_boundary = false, truncated = false;
+	unsigned tb_need = 0;
+
+	const int rows = TRACE ? last_row : m;
+	for (int row = 1; row <= rows; ++row) {
+		const int tb_needed = (int)((unsigned)(ry - ly) + (unsigned)ydt);
+		if ((i64)used + tb_needed >= (i64)tb_len) {
+			truncated = true;
+			break;
+		}
+		if (row > a_len) return ST_BAIL;
+		const unsigned row_base = used - (unsigned)ly;
+		if (TRACE && lane == 0) tb_row[row] = row_base;
+		const int ly0 = ly, stop = min(ry, n + 1);
+		if (stop > b_len + 1 || (i64)(stop - ly0) * E > ROW_GAP_MAX) return ST_BAIL;
+		const int *const srow = sub + (int)a[row - 1] * 256;
+
+		// carried from chunk to chunk
+		i64 ymax = NO_Y;
+		int best_c = best, bnd_c = boundary, cp_left = 0, np_col = ly0, new_ly = ly0;
+		int ev_best = -1, ev_bnd = -1;
+		bool leading = true;
+		for (int col0 = ly0; col0 < stop; col0 += 32) {
+			const int col = col0 + lane;
+			const bool act = col < stop;
+			int cp = NEG_INF, d = NEG_INF;
+			if (act) {
+				const int2 v = prev[col & wm];
+				cp = v.x;
+				d = v.y;
+			}
+			// the diagonal proposal from the row above; the row's first column gets NEG
+			int cl = __shfl_up_sync(FULL, cp, 1);
+			if (lane == 0) cl = cp_left;
+			const int s = (act && col > ly0) ? wadd(cl, srow[b[col - 1]]) : NEG_INF;
+
+			// i before this column (ignoring prunes), as max(NEG, max_k y_k) - E*(col - ly0), y_k the open
+			// terms shifted by E*(k + 1 - ly0)
+			const i64 y = (act && s >= d) ? (i64)wsub(s, OE) + (i64)E * (col + 1 - ly0) : NO_Y;
+			const i64 yi = incl_max64(y, lane);
+			i64 yx = __shfl_up_sync(FULL, yi, 1);
+			if (lane == 0) yx = NO_Y;
+			const int iv = (int)(max((i64)NEG_INF, max(yx, ymax)) - (i64)E * (col - ly0));
+
+			const bool gap = d > s || iv > s;
+			const int c = gap ? (d >= iv ? d : iv) : s;
+			const int bi = incl_max((act && !gap) ? s : I32_MIN, lane);
+			int bx = __shfl_up_sync(FULL, bi, 1);
+			if (lane == 0) bx = I32_MIN;
+			bx = max(bx, best_c);
+			const bool pruned = act && c < wsub(bx, Y);
+			const bool live_sub = act && !gap && !pruned;
+			const bool bcand = live_sub && !trim && (row == m || col == n);
+			const int bbi = incl_max(bcand ? s : I32_MIN, lane);
+			int bbx = __shfl_up_sync(FULL, bbi, 1);
+			if (lane == 0) bbx = I32_MIN;
+			bbx = max(bbx, bnd_c);
+
+			const unsigned live = __ballot_sync(FULL, act && !pruned);
+			const unsigned eb = __ballot_sync(FULL, live_sub && s >= bx);
+			const unsigned ebb = __ballot_sync(FULL, bcand && s >= bbx);
+			if (leading) {
+				if (live) {
+					new_ly = col0 + __ffs(live) - 1;
+					leading = false;
+				} else {
+					new_ly = min(col0 + 32, stop);
+				}
+			}
+			if (live) np_col = col0 + 31 - __clz(live);
+			if (eb) ev_best = col0 + 31 - __clz(eb);
+			if (ebb) ev_bnd = col0 + 31 - __clz(ebb);
+
+			if (act) {
+				int dn, link;
+				if (gap) {
+					// no gap opens from a gap-ended C (no back-to-back gaps)
+					dn = wsub(d, E);
+					link = (d >= iv ? FROM_D : FROM_I) | I_EXTEND | D_EXTEND;
+				} else {
+					// strict: a tie records the extension
+					const int o = wsub(c, OE), d2 = wsub(d, E);
+					dn = o > d2 ? o : d2;
+					link = (o > d2 ? FROM_C : FROM_C | D_EXTEND) | (o > wsub(iv, E) ? 0 : I_EXTEND);
+				}
+				cur[col & wm] = pruned ? make_int2(NEG_INF, NEG_INF) : make_int2(c, dn);
+				if (TRACE) tb[row_base + (unsigned)col] = pruned ? 0 : (u8)link;
+			}
+			ymax = max(ymax, __shfl_sync(FULL, yi, 31));
+			best_c = max(best_c, __shfl_sync(FULL, bi, 31));
+			bnd_c = max(bnd_c, __shfl_sync(FULL, bbi, 31));
+			cp_left = __shfl_sync(FULL, cp, 31);
+		}
+		used += (unsigned)(stop - ly0);
+		ly = new_ly;
+		if (ly >= ry) break; // every cell pruned
+
+		best = best_c;
+		boundary = bnd_c;
+		if (ev_best >= 0 || ev_bnd >= 0) {
+			end1 = row;
+			end_is_boundary = ev_bnd >= ev_best;
+			end2 = end_is_boundary ? ev_bnd : ev_best;
+		}
+		if (best > BEST_MAX) return ST_BAIL;
+
+		if (ry > np_col + 1) {
+			// trailing prunes pull the bound in; the pruned cell at np_col + 1 (a column <= n) is the terminator
+			ry = np_col + 2;
+		} else {
+			// the row reached its right bound: prolong it with insertions while i stays within y-drop
+			const i64 i_end = max((i64)NEG_INF, ymax) - (i64)E * (stop - ly0);
+			const i64 floor = (i64)wsub(best, Y), room = (i64)n - ry + 1;
+			i64 k = 0;
+			if (i_end >= floor && room > 0) k = E == 0 ? room : min((i_end - floor) / E + 1, room);
+			if (ry + k + 1 - ly0 > W) return ST_BAIL;
+			for (int j = lane; j < k; j += 32) {
+				const int c = (int)(i_end - (i64)E * j), col = ry + j;
+				cur[col & wm] = make_int2(c, wsub(c, OE));
+				if (TRACE) tb[row_base + (unsigned)col] = FROM_I;
+			}
+			used += (unsigned)k;
+			ry += (int)k;
+			// the terminator: a dead cell nothing steps from, with no traceback byte
+			if (ry <= n) {
+				if (lane == 0) cur[ry & wm] = make_int2(NEG_INF, NEG_INF);
+				++ry;
+			}
+		}
+		if (end1 == row) tb_need = used;
+		int2 *const t = prev;
+		prev = cur;
+		cur = t;
+		// the next row reads what other lanes wrote
+		__syncwarp();
+	}
+	if (!TRACE && lane == 0) {
+		res[R_SCORE] = end_is_boundary ? boundary : best;
+		res[R_END1] = end1;
+		res[R_END2] = end2;
+		res[R_TRUNC] = truncated;
+		res[R_TB_NEED] = (int)tb_need;
+	}
+	return ST_DONE;
+}
+
+// The edit script from (end1, end2) back to (0, 0), in traceback order, as LASTZ's edit_script_add builds it.
+__device__ int trace_back(const u8 *tb, const unsigned *tb_row, unsigned *ops, int end1, int end2)
+{
+	int row = end1, col = end2, prev = FROM_C, n_ops = 0;
+	while (row >= 1 || col > 0) {
+		const int link = tb[tb_row[row] + (unsigned)col];
+		int step = link & (FROM_I | FROM_D);
+		if (prev == FROM_I && (link & I_EXTEND)) step = FROM_I;
+		if (prev == FROM_D && (link & D_EXTEND)) step = FROM_D;
+		unsigned kind;
+		if (step == FROM_I) {
+			--col;
+			kind = OP_INS;
+		} else if (step == FROM_D) {
+			--row;
+			kind = OP_DEL;
+		} else {
+			--row;
+			--col;
+			kind = OP_SUB;
+		}
+		if (n_ops > 0 && (ops[n_ops - 1] & 3u) == kind && (ops[n_ops - 1] >> 2) < MAX_RUN) ops[n_ops - 1] += 4u;
+		else ops[n_ops++] = 4u | kind;
+		prev = step;
+	}
+	return n_ops;
+}
+
+// One warp per job of order[] (four warps per block). trace = 0: pass 1 for every listed job; trace = 1:
+// pass 2 for the listed jobs (each with end1 > 0 and room for tb_need bytes), reading pass 1's results.
+extern "C" __global__ void __launch_bounds__(128) ydrop_one_sided(const unsigned long long *__restrict__ offs,
+                                                                  const int *__restrict__ par,
+                                                                  const int *__restrict__ mats,
+                                                                  const u8 *__restrict__ seqs, int2 *ring, u8 *tb,
+                                                                  unsigned *tb_row, unsigned *ops, int *res,
+                                                                  const int *__restrict__ order, int n_order,
+                                                                  int trace)
+{
+	const int k = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+	if (k >= n_order) return;
+	const int j = order[k];
+	const int *P = par + (i64)j * NP;
+	const unsigned long long *O = offs + (i64)j * NO;
+	int *R = res + (i64)j * NR;
+	if (!trace) {
+		const int st = sweep<false>(P, O, mats, seqs, ring, tb, tb_row, R, 0);
+		if ((threadIdx.x & 31) == 0) R[R_STATUS] = st;
+		return;
+	}
+	const int st = sweep<true>(P, O, mats, seqs, ring, tb, tb_row, R, R[R_END1]);
+	__syncwarp();
+	if ((threadIdx.x & 31) == 0) {
+		// pass 1 finished this job, so pass 2 (the same rows) cannot bail
+		R[R_STATUS] = st;
+		if (st == ST_DONE) R[R_N_OPS] = trace_back(tb + O[O_TB], tb_row + O[O_TB_ROW], ops + O[O_OPS], R[R_END1], R[R_END2]);
+	}
+}

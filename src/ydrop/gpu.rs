@@ -1,0 +1,363 @@
+//! `ydrop_one_sided_align` batches on the GPU (kernels/ydrop_one_sided.cu), bit-exact with the twin
+//! (`twin::one_sided`) on every field.
+//!
+//! The kernel runs one warp per job in two passes: pass 1 sweeps every job without traceback and returns
+//! score, end, truncation and the traceback bytes the rows up to the end take; pass 2 sweeps those rows again
+//! for the jobs with a non-empty path, writing the traceback, and traces back. Jobs go to the twin, on the
+//! CPU, where the kernel is not exact or not worth it: degenerate ones (`m` or `n` zero, or the traceback
+//! memory below one row, which the twin answers at once), constrained ones (`bounds` set), negative
+//! `gap_open`, `gap_extend` or `y_drop`, values that could wrap in the kernel's scans (see the kernel's
+//! header), and jobs the kernel gives up on (a row wider than its ring, a path past the uploaded
+//! [`SEQ_CAP`] bases, a traceback over [`TB_JOB_MAX`] bytes or over the memory budget).
+//!
+//! `WARPALIGN_YDROP_GPU_MEM_MB` caps the device memory one launch uses (default: half of the free memory).
+
+use super::twin::{self, y_drop_tail};
+use super::{YdropJob, YdropResult, TRUNC_MIDWAY, TRUNC_NONE};
+use crate::gpu::GpuRuntime;
+use cudarc::driver::{CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
+use rayon::prelude::*;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+const MODULE_NAME: &str = "ydrop_one_sided";
+/// Ints per job in the parameter table (`NP` in the kernel), u64 offsets (`NO`), int results (`NR`).
+const NP: usize = 12;
+const NO: usize = 6;
+const NR: usize = 8;
+/// Result fields and statuses (`R_*`, `ST_*` in the kernel).
+const R_STATUS: usize = 0;
+const R_SCORE: usize = 1;
+const R_END1: usize = 2;
+const R_END2: usize = 3;
+const R_TRUNC: usize = 4;
+const R_TB_NEED: usize = 5;
+const R_N_OPS: usize = 6;
+const ST_DONE: i32 = 0;
+/// Warps per block (the kernel's launch bounds: 128 threads).
+const WARPS_PER_BLOCK: usize = 4;
+/// Bases of each sequence uploaded per job: the real calls read a few thousand (measured up to 56k rows), while
+/// `m` and `n` run to the end of the chromosome; a path past them goes to the twin.
+const SEQ_CAP: u32 = 1 << 16;
+/// Ring cells per row at most; a wider row goes to the twin.
+const RING_MAX: usize = 1 << 16;
+/// Traceback bytes one job may take on the GPU.
+const TB_JOB_MAX: usize = 1 << 28;
+/// Jobs per launch at most.
+const LAUNCH_JOBS: usize = 32768;
+/// What the kernel's scans can hold without wrapping (the kernel's header says why).
+const SUB_ABS_MAX: i32 = 1 << 27;
+const GAP_OE_MAX: i64 = 1 << 24;
+const Y_DROP_MAX: i32 = 1 << 30;
+
+/// Whether no entry of a 256x256 matrix is beyond `SUB_ABS_MAX`.
+fn matrix_fits(sub: *const i32) -> bool {
+    // SAFETY: the job's contract: a 256x256 matrix at sub.
+    let m = unsafe { std::slice::from_raw_parts(sub, 256 * 256) };
+    m.iter().all(|v| v.unsigned_abs() <= SUB_ABS_MAX as u32)
+}
+
+/// How the kernel runs a job: the prefixes of the sequences it uploads and the ring cells per row (a power
+/// of two).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plan {
+    pub a_len: u32,
+    pub b_len: u32,
+    pub ring: usize,
+}
+
+/// The kernel's plan for `j`, or None when the twin takes it; `matrix_ok` tells whether its matrix fits.
+fn plan_with(j: &YdropJob, matrix_ok: impl FnOnce() -> bool) -> Option<Plan> {
+    // the twin answers degenerate jobs at once
+    let degenerate = j.m == 0 || j.n == 0 || y_drop_tail(j.gap_extend, j.y_drop, j.n) > j.tb_size as i32;
+    // the kernel keeps rows and columns (up to n + 2) in ints
+    let exact = j.bounds.is_null()
+        && j.m.max(j.n) <= i32::MAX as u32 - 2
+        && j.gap_open >= 0
+        && j.gap_extend >= 0
+        && (0..=Y_DROP_MAX).contains(&j.y_drop)
+        && j.gap_open as i64 + j.gap_extend as i64 <= GAP_OE_MAX;
+    if degenerate || !exact || !matrix_ok() {
+        return None;
+    }
+    // the band is about 2 * yDrop / E wide; with E = 0 every row may reach the end of b
+    let cols = j.n as usize + 2;
+    let band = if j.gap_extend == 0 { cols } else { cols.min(4 * y_drop_tail(j.gap_extend, j.y_drop, j.n) as usize + 64) };
+    Some(Plan { a_len: j.m.min(SEQ_CAP), b_len: j.n.min(SEQ_CAP), ring: band.next_power_of_two().clamp(64, RING_MAX) })
+}
+
+/// The kernel's plan for `j`, or None when the twin takes it.
+pub fn plan(j: &YdropJob) -> Option<Plan> {
+    plan_with(j, || matrix_fits(j.sub))
+}
+
+/// A job the kernel runs.
+struct Prep {
+    idx: usize,
+    plan: Plan,
+    /// Index into the batch's distinct matrices.
+    mat: usize,
+}
+
+impl Prep {
+    /// Device bytes of pass 1: the sequences and two rows of (C, D).
+    fn dev_bytes(&self) -> usize {
+        self.plan.a_len as usize + self.plan.b_len as usize + 16 * self.plan.ring + 4 * NP + 8 * NO + 4 * NR + 4
+    }
+
+    /// Cells of the widest possible sweep, to start the largest jobs first.
+    fn work(&self) -> u64 {
+        self.plan.a_len as u64 * self.plan.ring as u64
+    }
+}
+
+/// Runs `jobs` on the GPU and the jobs it does not take on the twin; `results[i]` is overwritten (not freed
+/// first) with job i's result. Bit-exact with `twin::one_sided` on every field.
+pub fn one_sided_batch_gpu(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [YdropResult]) -> Result<(), String> {
+    if jobs.len() != results.len() {
+        return Err(format!("{} jobs but {} results", jobs.len(), results.len()));
+    }
+    let budget = match std::env::var("WARPALIGN_YDROP_GPU_MEM_MB").ok().and_then(|s| s.trim().parse::<usize>().ok()) {
+        Some(mb) => mb << 20,
+        None => rt.context().mem_get_info().map(|(free, _)| free / 2).map_err(|e| format!("mem_get_info: {e:?}"))?,
+    };
+    let module = rt.module(MODULE_NAME)?;
+    let func = module.load_function("ydrop_one_sided").map_err(|e| format!("loading ydrop_one_sided: {e:?}"))?;
+
+    let mut matrices: Vec<*const i32> = Vec::new();
+    let mut fits: HashMap<*const i32, Option<usize>> = HashMap::new();
+    let mut preps = Vec::new();
+    let mut cpu_idx = Vec::new();
+    for (i, j) in jobs.iter().enumerate() {
+        let mut mat = None;
+        let plan = plan_with(j, || {
+            mat = *fits.entry(j.sub).or_insert_with(|| {
+                matrix_fits(j.sub).then(|| {
+                    matrices.push(j.sub);
+                    matrices.len() - 1
+                })
+            });
+            mat.is_some()
+        });
+        match (plan, mat) {
+            (Some(plan), Some(mat)) => preps.push(Prep { idx: i, plan, mat }),
+            _ => cpu_idx.push(i),
+        }
+    }
+    preps.sort_by_key(|p| std::cmp::Reverse(p.work()));
+    let mut launches = Vec::new();
+    let mut start = 0;
+    while start < preps.len() {
+        let (mut end, mut bytes) = (start, 0usize);
+        while end < preps.len() && (end == start || bytes + preps[end].dev_bytes() <= budget / 2) && end - start < LAUNCH_JOBS {
+            bytes += preps[end].dev_bytes();
+            end += 1;
+        }
+        launches.push(start..end);
+        start = end;
+    }
+
+    let (cpu_res, gpu_res) = std::thread::scope(|sc| {
+        let cpu = sc.spawn(|| run_twin(jobs, &cpu_idx));
+        let mut done = Vec::with_capacity(preps.len());
+        let mut bailed = Vec::new();
+        let st = rt.stream();
+        for r in launches {
+            if let Err(e) = run_launch(st, &func, jobs, &preps[r], &matrices, budget, &mut done, &mut bailed) {
+                done.iter_mut().for_each(|(_, r): &mut (usize, YdropResult)| r.release());
+                return (cpu.join().expect("twin thread panicked"), Err(e));
+            }
+        }
+        done.extend(run_twin(jobs, &bailed));
+        (cpu.join().expect("twin thread panicked"), Ok(done))
+    });
+    let gpu_res = match gpu_res {
+        Ok(v) => v,
+        Err(e) => {
+            cpu_res.into_iter().for_each(|(_, mut r)| r.release());
+            return Err(e);
+        }
+    };
+    for (i, r) in cpu_res.into_iter().chain(gpu_res) {
+        results[i] = r;
+    }
+    Ok(())
+}
+
+fn run_twin(jobs: &[YdropJob], idx: &[usize]) -> Vec<(usize, YdropResult)> {
+    idx.par_iter()
+        .with_max_len(1)
+        .map(|&i| {
+            let mut r = YdropResult::EMPTY;
+            twin::one_sided(&jobs[i], &mut r);
+            (i, r)
+        })
+        .collect()
+}
+
+/// One launch of pass 1 over `chunk`, then pass 2 for its jobs with a path, in groups that fit `budget`;
+/// finished jobs go to `done`, the ones the kernel gave up on (by index) to `bailed`.
+#[allow(clippy::too_many_arguments)]
+fn run_launch(
+    st: &Arc<CudaStream>,
+    func: &CudaFunction,
+    jobs: &[YdropJob],
+    chunk: &[Prep],
+    matrices: &[*const i32],
+    budget: usize,
+    done: &mut Vec<(usize, YdropResult)>,
+    bailed: &mut Vec<usize>,
+) -> Result<(), String> {
+    let err = |what: &str, e: cudarc::driver::DriverError| format!("ydrop gpu {what}: {e:?}");
+    let n = chunk.len();
+    // the launch's matrices, renumbered
+    let mut mat_of: HashMap<usize, usize> = HashMap::new();
+    let mut mats: Vec<i32> = Vec::new();
+    let mut par = Vec::with_capacity(n * NP);
+    let mut offs = vec![0u64; n * NO];
+    let mut seqs: Vec<u8> = Vec::new();
+    let mut ring_n = 0u64;
+    for (k, p) in chunk.iter().enumerate() {
+        let j = &jobs[p.idx];
+        let mat = *mat_of.entry(p.mat).or_insert_with(|| {
+            // SAFETY: the job's contract: a 256x256 matrix.
+            mats.extend_from_slice(unsafe { std::slice::from_raw_parts(matrices[p.mat], 256 * 256) });
+            mats.len() / (256 * 256) - 1
+        });
+        par.extend_from_slice(&[
+            j.m as i32,
+            j.n as i32,
+            p.plan.a_len as i32,
+            p.plan.b_len as i32,
+            mat as i32,
+            j.gap_open,
+            j.gap_extend,
+            j.y_drop,
+            j.trim_to_peak,
+            j.tb_size as i32,
+            y_drop_tail(j.gap_extend, j.y_drop, j.n),
+            p.plan.ring as i32,
+        ]);
+        let o = &mut offs[k * NO..(k + 1) * NO];
+        o[0] = seqs.len() as u64;
+        // SAFETY: the job's contract: m bases at a, n at b (a_len <= m, b_len <= n).
+        seqs.extend_from_slice(unsafe { std::slice::from_raw_parts(j.a, p.plan.a_len as usize) });
+        o[1] = seqs.len() as u64;
+        seqs.extend_from_slice(unsafe { std::slice::from_raw_parts(j.b, p.plan.b_len as usize) });
+        o[2] = ring_n;
+        ring_n += 2 * p.plan.ring as u64;
+    }
+    seqs.push(0);
+    let order: Vec<i32> = (0..n as i32).collect();
+    let d_par = st.clone_htod(&par).map_err(|e| err("upload", e))?;
+    let d_mats = st.clone_htod(&mats).map_err(|e| err("upload", e))?;
+    let d_seqs = st.clone_htod(&seqs).map_err(|e| err("upload", e))?;
+    let d_order = st.clone_htod(&order).map_err(|e| err("upload", e))?;
+    let mut d_offs = st.clone_htod(&offs).map_err(|e| err("upload", e))?;
+    // (C, D) pairs as two ints each; every cell a row reads was written by the row before
+    let mut d_ring = st.alloc_zeros::<i32>(2 * ring_n as usize).map_err(|e| err("alloc", e))?;
+    let mut d_res = st.alloc_zeros::<i32>(n * NR).map_err(|e| err("alloc", e))?;
+    let mut d_none_u8 = st.alloc_zeros::<u8>(1).map_err(|e| err("alloc", e))?;
+    let mut d_none_u32 = st.alloc_zeros::<u32>(1).map_err(|e| err("alloc", e))?;
+    let mut d_none_ops = st.alloc_zeros::<u32>(1).map_err(|e| err("alloc", e))?;
+    launch(st, func, &d_offs, &d_par, &d_mats, &d_seqs, &mut d_ring, (&mut d_none_u8, &mut d_none_u32, &mut d_none_ops), &mut d_res, &d_order, n, 0)?;
+    let res = st.clone_dtoh(&d_res).map_err(|e| err("download", e))?;
+
+    // pass 2 for the jobs with a path, in groups whose traceback fits what pass 1 left of the budget
+    let tb_budget = budget.saturating_sub(chunk.iter().map(Prep::dev_bytes).sum());
+    let mut traced: Vec<usize> = Vec::new();
+    for (k, p) in chunk.iter().enumerate() {
+        let r = &res[k * NR..(k + 1) * NR];
+        if r[R_STATUS] != ST_DONE {
+            bailed.push(p.idx);
+        } else if r[R_END1] == 0 {
+            done.push((p.idx, result_of(r, &[])));
+        } else if r[R_TB_NEED] as usize > TB_JOB_MAX.min(tb_budget / 2) {
+            bailed.push(p.idx);
+        } else {
+            traced.push(k);
+        }
+    }
+    let pass2_bytes = |k: usize| {
+        let r = &res[k * NR..(k + 1) * NR];
+        r[R_TB_NEED] as usize + 4 * (r[R_END1] as usize + 1) + 4 * (r[R_END1] as usize + r[R_END2] as usize)
+    };
+    let mut start = 0;
+    while start < traced.len() {
+        let (mut end, mut bytes) = (start, 0usize);
+        while end < traced.len() && (end == start || bytes + pass2_bytes(traced[end]) <= tb_budget / 2) {
+            bytes += pass2_bytes(traced[end]);
+            end += 1;
+        }
+        let group = &traced[start..end];
+        let (mut tb_n, mut row_n, mut ops_n) = (0u64, 0u64, 0u64);
+        let mut ops_at = Vec::with_capacity(group.len());
+        for &k in group {
+            let r = &res[k * NR..(k + 1) * NR];
+            offs[k * NO + 3] = tb_n;
+            offs[k * NO + 4] = row_n;
+            offs[k * NO + 5] = ops_n;
+            ops_at.push(ops_n as usize);
+            tb_n += r[R_TB_NEED] as u64;
+            row_n += r[R_END1] as u64 + 1;
+            ops_n += r[R_END1] as u64 + r[R_END2] as u64;
+        }
+        st.memcpy_htod(&offs, &mut d_offs).map_err(|e| err("upload", e))?;
+        let order: Vec<i32> = group.iter().map(|&k| k as i32).collect();
+        let d_order = st.clone_htod(&order).map_err(|e| err("upload", e))?;
+        // SAFETY: pass 2 writes every traceback byte and row offset its traceback reads, and the ops it reports.
+        let mut d_tb = unsafe { st.alloc::<u8>(tb_n as usize) }.map_err(|e| err("alloc", e))?;
+        let mut d_row = unsafe { st.alloc::<u32>(row_n as usize) }.map_err(|e| err("alloc", e))?;
+        let mut d_ops = unsafe { st.alloc::<u32>(ops_n as usize) }.map_err(|e| err("alloc", e))?;
+        launch(st, func, &d_offs, &d_par, &d_mats, &d_seqs, &mut d_ring, (&mut d_tb, &mut d_row, &mut d_ops), &mut d_res, &d_order, group.len(), 1)?;
+        let res2 = st.clone_dtoh(&d_res).map_err(|e| err("download", e))?;
+        let ops = st.clone_dtoh(&d_ops).map_err(|e| err("download", e))?;
+        for (&k, &at) in group.iter().zip(&ops_at) {
+            let r = &res2[k * NR..(k + 1) * NR];
+            if r[R_STATUS] != ST_DONE {
+                return Err(format!("ydrop gpu: pass 2 gave up on a job pass 1 finished ({})", r[R_STATUS]));
+            }
+            done.push((chunk[k].idx, result_of(r, &ops[at..at + r[R_N_OPS] as usize])));
+        }
+        start = end;
+    }
+    Ok(())
+}
+
+fn result_of(r: &[i32], ops: &[u32]) -> YdropResult {
+    YdropResult {
+        score: r[R_SCORE],
+        end1: r[R_END1] as u32,
+        end2: r[R_END2] as u32,
+        truncated: if r[R_TRUNC] != 0 { TRUNC_MIDWAY } else { TRUNC_NONE },
+        n_ops: ops.len() as u32,
+        ops: twin::malloc_copy(ops),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn launch(
+    st: &Arc<CudaStream>,
+    func: &CudaFunction,
+    d_offs: &cudarc::driver::CudaSlice<u64>,
+    d_par: &cudarc::driver::CudaSlice<i32>,
+    d_mats: &cudarc::driver::CudaSlice<i32>,
+    d_seqs: &cudarc::driver::CudaSlice<u8>,
+    d_ring: &mut cudarc::driver::CudaSlice<i32>,
+    (d_tb, d_row, d_ops): (&mut cudarc::driver::CudaSlice<u8>, &mut cudarc::driver::CudaSlice<u32>, &mut cudarc::driver::CudaSlice<u32>),
+    d_res: &mut cudarc::driver::CudaSlice<i32>,
+    d_order: &cudarc::driver::CudaSlice<i32>,
+    n_order: usize,
+    trace: i32,
+) -> Result<(), String> {
+    let blocks = n_order.div_ceil(WARPS_PER_BLOCK) as u32;
+    let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (32 * WARPS_PER_BLOCK as u32, 1, 1), shared_mem_bytes: 0 };
+    let n_i = n_order as i32;
+    let mut l = st.launch_builder(func);
+    l.arg(d_offs).arg(d_par).arg(d_mats).arg(d_seqs).arg(d_ring).arg(d_tb).arg(d_row).arg(d_ops).arg(d_res).arg(d_order).arg(&n_i).arg(&trace);
+    // SAFETY: the arguments match ydrop_one_sided's signature; par, offs and res hold NP, NO and NR entries per
+    // job of the launch, order lists n_order of them, and the offsets stay inside seqs, ring and (pass 2) the
+    // traceback, row and ops buffers, sized above from the same numbers.
+    unsafe { l.launch(cfg) }.map_err(|e| format!("ydrop gpu launch: {e:?}"))?;
+    Ok(())
+}

@@ -1,0 +1,311 @@
+//! A CPU model of kernels/ydrop_one_sided.cu, statement by statement: the 32 lanes of a warp are arrays, a
+//! shuffle is an index, the ring is the kernel's. Its outcome must equal the twin's wherever the kernel does
+//! not give up, which checks the kernel's algorithm (the row scans, the carries from chunk to chunk, the
+//! closed-form prolongation, the ring and the two passes) on machines without a GPU; tests/ydrop_gpu.rs then
+//! checks the CUDA code itself against the twin on a GPU. Keep the two in step.
+
+use super::ydrop_cases::Outcome;
+use warpalign::ydrop::gpu::Plan;
+use warpalign::ydrop::{YdropJob, TRUNC_MIDWAY, TRUNC_NONE};
+
+const NEG_INF: i32 = -1_932_735_283;
+const NO_Y: i64 = -(1 << 62);
+const BEST_MAX: i32 = 1 << 30;
+const ROW_GAP_MAX: i64 = 1 << 24;
+const FROM_C: u8 = 0;
+const FROM_I: u8 = 1;
+const FROM_D: u8 = 2;
+const I_EXTEND: u8 = 4;
+const D_EXTEND: u8 = 8;
+
+/// What the device memory holds before the kernel writes it: any read of it shows as a mismatch.
+const POISON_CELL: (i32, i32) = (0x3A5A_5A5A, 0x3A5A_5A5A);
+const POISON_TB: u8 = 0xEE;
+
+/// What pass 1 returns.
+struct Pass1 {
+    score: i32,
+    end1: u32,
+    end2: u32,
+    truncated: bool,
+    tb_need: u32,
+}
+
+fn incl_max<T: Copy + Ord>(v: [T; 32]) -> [T; 32] {
+    let mut out = v;
+    for l in 1..32 {
+        out[l] = out[l].max(out[l - 1]);
+    }
+    out
+}
+
+/// The exclusive form of an inclusive scan, with `first` in lane 0 (a shuffle up by one).
+fn shift<T: Copy>(v: [T; 32], first: T) -> [T; 32] {
+    std::array::from_fn(|l| if l == 0 { first } else { v[l - 1] })
+}
+
+fn last_set(bits: [bool; 32]) -> Option<usize> {
+    (0..32).rev().find(|&l| bits[l])
+}
+
+/// The kernel's `sweep`: `trace` is `Some((tb, tb_row, last_row))` in pass 2. None: the job bails.
+#[allow(clippy::type_complexity)]
+fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>, u32)>) -> Option<Pass1> {
+    // SAFETY: the job's contract (the kernel only reads the uploaded prefixes).
+    let (a, b, sub) = unsafe {
+        (
+            std::slice::from_raw_parts(j.a, p.a_len as usize),
+            std::slice::from_raw_parts(j.b, p.b_len as usize),
+            std::slice::from_raw_parts(j.sub, 256 * 256),
+        )
+    };
+    let (m, n) = (j.m as i32, j.n as i32);
+    let (e, y_drop) = (j.gap_extend, j.y_drop);
+    let oe = j.gap_open.wrapping_add(e);
+    let trim = j.trim_to_peak != 0;
+    let ydt = warpalign_y_drop_tail(j);
+    let (w, wm) = (p.ring as i32, p.ring - 1);
+    let mut prev = vec![POISON_CELL; p.ring];
+    let mut cur = vec![POISON_CELL; p.ring];
+
+    let cnt: i32 = if y_drop < oe {
+        1
+    } else if e == 0 {
+        n
+    } else {
+        ((y_drop - oe) as i64 / e as i64 + 2).min(n as i64) as i32
+    };
+    if cnt + 1 > w {
+        return None;
+    }
+    for col in 0..=cnt {
+        let c = if col == 0 { 0 } else { 0i32.wrapping_sub(oe).wrapping_sub(((col - 1) as u32).wrapping_mul(e as u32) as i32) };
+        prev[col as usize & wm] = (c, c.wrapping_sub(oe));
+        if let Some((tb, _, _)) = trace.as_mut() {
+            tb[col as usize] = if col == 0 { 0 } else { FROM_I };
+        }
+    }
+    if let Some((_, tb_row, _)) = trace.as_mut() {
+        tb_row[0] = 0;
+    }
+    let mut used = (cnt + 1) as u32;
+    let (mut ly, mut ry) = (0i32, cnt + 1);
+    let (mut best, mut boundary, mut end1, mut end2) = (0i32, NEG_INF, 0i32, 0i32);
+    let (mut end_is_boundary, mut truncated) = (false, false);
+    let mut tb_need = 0u32;
+
+    let rows = match &trace {
+        Some((_, _, last)) => *last as i32,
+        None => m,
+    };
+    for row in 1..=rows {
+        let tb_needed = ((ry - ly) as u32).wrapping_add(ydt as u32) as i32;
+        if used as i64 + tb_needed as i64 >= j.tb_size as i32 as i64 {
+            truncated = true;
+            break;
+        }
+        if row > p.a_len as i32 {
+            return None;
+        }
+        let row_base = used.wrapping_sub(ly as u32);
+        if let Some((_, tb_row, _)) = trace.as_mut() {
+            tb_row[row as usize] = row_base;
+        }
+        let (ly0, stop) = (ly, ry.min(n + 1));
+        if stop > p.b_len as i32 + 1 || (stop - ly0) as i64 * e as i64 > ROW_GAP_MAX {
+            return None;
+        }
+        let srow = &sub[a[row as usize - 1] as usize * 256..][..256];
+
+        let mut ymax = NO_Y;
+        let (mut best_c, mut bnd_c, mut cp_left, mut np_col, mut new_ly) = (best, boundary, 0i32, ly0, ly0);
+        let (mut ev_best, mut ev_bnd) = (-1i32, -1i32);
+        let mut leading = true;
+        let mut col0 = ly0;
+        while col0 < stop {
+            let col: [i32; 32] = std::array::from_fn(|l| col0 + l as i32);
+            let act: [bool; 32] = std::array::from_fn(|l| col[l] < stop);
+            let cd: [(i32, i32); 32] = std::array::from_fn(|l| if act[l] { prev[col[l] as usize & wm] } else { (NEG_INF, NEG_INF) });
+            let cp: [i32; 32] = std::array::from_fn(|l| cd[l].0);
+            let d: [i32; 32] = std::array::from_fn(|l| cd[l].1);
+            let cl = shift(cp, cp_left);
+            let s: [i32; 32] = std::array::from_fn(|l| {
+                if act[l] && col[l] > ly0 {
+                    cl[l].wrapping_add(srow[b[col[l] as usize - 1] as usize])
+                } else {
+                    NEG_INF
+                }
+            });
+            let y: [i64; 32] = std::array::from_fn(|l| {
+                if act[l] && s[l] >= d[l] {
+                    s[l].wrapping_sub(oe) as i64 + e as i64 * (col[l] + 1 - ly0) as i64
+                } else {
+                    NO_Y
+                }
+            });
+            let yi = incl_max(y);
+            let yx = shift(yi, NO_Y);
+            let iv: [i32; 32] = std::array::from_fn(|l| ((NEG_INF as i64).max(yx[l].max(ymax)) - e as i64 * (col[l] - ly0) as i64) as i32);
+            let gap: [bool; 32] = std::array::from_fn(|l| d[l] > s[l] || iv[l] > s[l]);
+            let c: [i32; 32] = std::array::from_fn(|l| if gap[l] { if d[l] >= iv[l] { d[l] } else { iv[l] } } else { s[l] });
+            let bi = incl_max(std::array::from_fn(|l| if act[l] && !gap[l] { s[l] } else { i32::MIN }));
+            let bx: [i32; 32] = shift(bi, i32::MIN).map(|v| v.max(best_c));
+            let pruned: [bool; 32] = std::array::from_fn(|l| act[l] && c[l] < bx[l].wrapping_sub(y_drop));
+            let live_sub: [bool; 32] = std::array::from_fn(|l| act[l] && !gap[l] && !pruned[l]);
+            let bcand: [bool; 32] = std::array::from_fn(|l| live_sub[l] && !trim && (row == m || col[l] == n));
+            let bbi = incl_max(std::array::from_fn(|l| if bcand[l] { s[l] } else { i32::MIN }));
+            let bbx: [i32; 32] = shift(bbi, i32::MIN).map(|v| v.max(bnd_c));
+
+            let live: [bool; 32] = std::array::from_fn(|l| act[l] && !pruned[l]);
+            let eb: [bool; 32] = std::array::from_fn(|l| live_sub[l] && s[l] >= bx[l]);
+            let ebb: [bool; 32] = std::array::from_fn(|l| bcand[l] && s[l] >= bbx[l]);
+            if leading {
+                match (0..32).find(|&l| live[l]) {
+                    Some(f) => {
+                        new_ly = col0 + f as i32;
+                        leading = false;
+                    }
+                    None => new_ly = (col0 + 32).min(stop),
+                }
+            }
+            if let Some(l) = last_set(live) {
+                np_col = col0 + l as i32;
+            }
+            if let Some(l) = last_set(eb) {
+                ev_best = col0 + l as i32;
+            }
+            if let Some(l) = last_set(ebb) {
+                ev_bnd = col0 + l as i32;
+            }
+            for l in (0..32).filter(|&l| act[l]) {
+                let (dn, link) = if gap[l] {
+                    (d[l].wrapping_sub(e), (if d[l] >= iv[l] { FROM_D } else { FROM_I }) | I_EXTEND | D_EXTEND)
+                } else {
+                    let (o, d2) = (c[l].wrapping_sub(oe), d[l].wrapping_sub(e));
+                    let dn = if o > d2 { o } else { d2 };
+                    let link = (if o > d2 { FROM_C } else { FROM_C | D_EXTEND }) | if o > iv[l].wrapping_sub(e) { 0 } else { I_EXTEND };
+                    (dn, link)
+                };
+                cur[col[l] as usize & wm] = if pruned[l] { (NEG_INF, NEG_INF) } else { (c[l], dn) };
+                if let Some((tb, _, _)) = trace.as_mut() {
+                    tb[row_base.wrapping_add(col[l] as u32) as usize] = if pruned[l] { 0 } else { link };
+                }
+            }
+            ymax = ymax.max(yi[31]);
+            best_c = best_c.max(bi[31]);
+            bnd_c = bnd_c.max(bbi[31]);
+            cp_left = cp[31];
+            col0 += 32;
+        }
+        used = used.wrapping_add((stop - ly0) as u32);
+        ly = new_ly;
+        if ly >= ry {
+            break;
+        }
+        best = best_c;
+        boundary = bnd_c;
+        if ev_best >= 0 || ev_bnd >= 0 {
+            end1 = row;
+            end_is_boundary = ev_bnd >= ev_best;
+            end2 = if end_is_boundary { ev_bnd } else { ev_best };
+        }
+        if best > BEST_MAX {
+            return None;
+        }
+        if ry > np_col + 1 {
+            ry = np_col + 2;
+        } else {
+            let i_end = (NEG_INF as i64).max(ymax) - e as i64 * (stop - ly0) as i64;
+            let (floor, room) = (best.wrapping_sub(y_drop) as i64, n as i64 - ry as i64 + 1);
+            let mut k = 0i64;
+            if i_end >= floor && room > 0 {
+                k = if e == 0 { room } else { ((i_end - floor) / e as i64 + 1).min(room) };
+            }
+            if ry as i64 + k + 1 - ly0 as i64 > w as i64 {
+                return None;
+            }
+            for jj in 0..k {
+                let (c, col) = ((i_end - e as i64 * jj) as i32, ry + jj as i32);
+                cur[col as usize & wm] = (c, c.wrapping_sub(oe));
+                if let Some((tb, _, _)) = trace.as_mut() {
+                    tb[row_base.wrapping_add(col as u32) as usize] = FROM_I;
+                }
+            }
+            used = used.wrapping_add(k as u32);
+            ry += k as i32;
+            if ry <= n {
+                cur[ry as usize & wm] = (NEG_INF, NEG_INF);
+                ry += 1;
+            }
+        }
+        if end1 == row {
+            tb_need = used;
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    Some(Pass1 {
+        score: if end_is_boundary { boundary } else { best },
+        end1: end1 as u32,
+        end2: end2 as u32,
+        truncated,
+        tb_need,
+    })
+}
+
+fn warpalign_y_drop_tail(j: &YdropJob) -> i32 {
+    if j.gap_extend != 0 {
+        j.y_drop.wrapping_div(j.gap_extend).wrapping_add(6)
+    } else {
+        j.n.wrapping_add(1).min(500_000) as i32
+    }
+}
+
+/// The kernel's `trace_back`.
+fn trace_back(tb: &[u8], tb_row: &[u32], end1: u32, end2: u32) -> Vec<u32> {
+    let (mut row, mut col, mut prev) = (end1, end2, FROM_C);
+    let mut ops: Vec<u32> = Vec::new();
+    while row >= 1 || col > 0 {
+        let link = tb[tb_row[row as usize].wrapping_add(col) as usize];
+        let mut step = link & (FROM_I | FROM_D);
+        if prev == FROM_I && link & I_EXTEND != 0 {
+            step = FROM_I;
+        }
+        if prev == FROM_D && link & D_EXTEND != 0 {
+            step = FROM_D;
+        }
+        let kind = match step {
+            FROM_I => {
+                col -= 1;
+                1
+            }
+            FROM_D => {
+                row -= 1;
+                2
+            }
+            _ => {
+                row -= 1;
+                col -= 1;
+                3
+            }
+        };
+        match ops.last_mut() {
+            Some(t) if *t & 3 == kind && (*t >> 2) < (1 << 30) - 1 => *t += 4,
+            _ => ops.push(4 | kind),
+        }
+        prev = step;
+    }
+    ops
+}
+
+/// Both passes as the host runs them for a job it hands the kernel; None where the kernel gives up.
+pub fn run(j: &YdropJob, p: &Plan) -> Option<Outcome> {
+    let p1 = sweep(j, p, None)?;
+    let trunc = if p1.truncated { TRUNC_MIDWAY } else { TRUNC_NONE };
+    if p1.end1 == 0 {
+        return Some((p1.score, p1.end1, p1.end2, trunc, Vec::new()));
+    }
+    let mut tb = vec![POISON_TB; p1.tb_need as usize];
+    let mut tb_row = vec![u32::MAX; p1.end1 as usize + 1];
+    sweep(j, p, Some((&mut tb, &mut tb_row, p1.end1))).expect("pass 2 repeats pass 1");
+    Some((p1.score, p1.end1, p1.end2, trunc, trace_back(&tb, &tb_row, p1.end1, p1.end2)))
+}

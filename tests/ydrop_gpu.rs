@@ -1,0 +1,334 @@
+//! The GPU kernel of `ydrop_one_sided_align` (warpalign::ydrop::gpu::one_sided_batch_gpu) against the verified
+//! Rust twin (warpalign::ydrop::twin::one_sided): score, end, truncation and edit script of every job, on
+//! fixed-seed random jobs (tests/common/ydrop_cases.rs, the generator of tests/ydrop_twin.rs and ydrop_fuzz),
+//! batches mixing the jobs the twin takes (constrained, negative gap open, degenerate), and the calls dumped
+//! from real LASTZ runs, as made and with their bounds removed (so that the kernel runs them).
+//!
+//! Without a GPU the GPU comparisons print "skipped: no GPU" and pass; the kernel is still compiled for sm_90
+//! wherever NVRTC is found, and its CPU model (tests/common/ydrop_kernel_model.rs) is checked against the twin.
+//!
+//! `YDROP_GPU_CASES=N` sets the random jobs (default 100,000), `YDROP_GPU_MODEL_CASES=N` the model's
+//! (default 3,000), `YDROP_GPU_SEED=S` the seed. The real calls need the patched lastz (`$TOOLS/lastz`, else
+//! target/tools/lastz: `make tools`) and the data (`WARPALIGN_DATA`, default `<repo>/../shared/data`);
+//! without them that test prints "skipped: ...".
+
+mod common;
+
+use common::ydrop_cases::*;
+use common::ydrop_kernel_model;
+use common::Rng;
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+use warpalign::gpu::{self, GpuRuntime, KERNELS};
+use warpalign::ydrop::dump::{read_dump, DumpedJob, MAGIC};
+use warpalign::ydrop::gpu::{one_sided_batch_gpu, plan, Plan};
+use warpalign::ydrop::{YdropJob, YdropResult};
+use warpalign::Engine;
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
+}
+
+fn start_gpu() -> Option<GpuRuntime> {
+    match GpuRuntime::start() {
+        Ok(rt) => Some(rt),
+        Err(e) => {
+            println!("skipped: no GPU ({e})");
+            None
+        }
+    }
+}
+
+fn case_rng(seed: u64, i: u64) -> Rng {
+    Rng::new(seed.wrapping_mul(1_000_003).wrapping_add(i))
+}
+
+fn outcome_of(r: &mut YdropResult) -> Outcome {
+    assert!(r.n_ops > 0 || r.ops.is_null(), "empty script must be null");
+    let o = (r.score, r.end1, r.end2, r.truncated, r.ops().to_vec());
+    r.release();
+    o
+}
+
+fn gpu_run(rt: &GpuRuntime, jobs: &[YdropJob]) -> Vec<Outcome> {
+    let mut res: Vec<YdropResult> = (0..jobs.len()).map(|_| YdropResult::EMPTY).collect();
+    one_sided_batch_gpu(rt, jobs, &mut res).unwrap_or_else(|e| panic!("one_sided_batch_gpu: {e}"));
+    res.iter_mut().map(outcome_of).collect()
+}
+
+/// GPU and twin on `jobs` (labelled by `describe`); returns the mismatches (printing the first few) and how
+/// many jobs the kernel was planned for.
+fn compare(rt: &GpuRuntime, what: &str, jobs: &[YdropJob], describe: &(dyn Fn(usize) -> String + Sync)) -> (usize, usize) {
+    let g = gpu_run(rt, jobs);
+    let on_gpu = jobs.par_iter().filter(|j| plan(j).is_some()).count();
+    let bad: Vec<usize> = (0..jobs.len()).into_par_iter().filter(|&k| twin(&jobs[k]) != g[k]).collect();
+    for &k in bad.iter().take(3) {
+        eprintln!("{what}: MISMATCH job {k}\n  twin {:?}\n  gpu  {:?}\n  {}", twin(&jobs[k]), g[k], describe(k));
+    }
+    (bad.len(), on_gpu)
+}
+
+/// `n` cases `gen(rng of seed, i)` in GPU batches of 20,000, against the twin.
+fn check_many(rt: &GpuRuntime, what: &str, seed: u64, n: u64, gen: &(dyn Fn(&mut Rng) -> Case + Sync)) {
+    let t0 = Instant::now();
+    let (mut bad, mut on_gpu) = (0, 0);
+    for lo in (0..n).step_by(20_000) {
+        let cases: Vec<Case> = (lo..(lo + 20_000).min(n)).into_par_iter().map(|i| gen(&mut case_rng(seed, i))).collect();
+        let jobs: Vec<YdropJob> = cases.iter().map(Case::job).collect();
+        let (b, g) = compare(rt, what, &jobs, &|k| format!("case {} (seed {seed}): {}", lo + k as u64, cases[k].describe()));
+        bad += b;
+        on_gpu += g;
+    }
+    eprintln!("{what}: {n} cases ({on_gpu} on the kernel), {bad} mismatches, {:.1}s", t0.elapsed().as_secs_f64());
+    assert_eq!(bad, 0, "{what}: GPU differs from the twin");
+}
+
+#[test]
+fn ydrop_kernel_compiles_for_sm90() {
+    if !gpu::nvrtc_present() {
+        println!("skipped: NVRTC not found (pip install nvidia-cuda-nvrtc and put its lib on LD_LIBRARY_PATH)");
+        return;
+    }
+    let src = KERNELS.iter().find(|(n, _)| *n == "ydrop_one_sided").expect("ydrop_one_sided in KERNELS").1;
+    let ptx = gpu::compile("ydrop_one_sided", src, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+    assert!(ptx.contains(".target sm_90"));
+    assert!(ptx.contains("ydrop_one_sided"), "PTX lacks the kernel");
+}
+
+/// The kernel's algorithm, run by its CPU model, equals the twin wherever the kernel does not give up: with
+/// the host's plan, with the smallest ring (rows wrap around it or give up) and with short uploaded prefixes.
+#[test]
+fn kernel_model_equals_twin() {
+    let seed = env_u64("YDROP_GPU_SEED", 5);
+    let n = env_u64("YDROP_GPU_MODEL_CASES", 3_000);
+    let pool = matrix_pool(seed, 6);
+    let counts: Vec<[u32; 4]> = (0..n)
+        .into_par_iter()
+        .map(|i| {
+            let case = random_case(&mut case_rng(seed, i), &pool, 2000);
+            let j = case.job();
+            let Some(p) = plan(&j) else { return [0, 0, 0, 0] };
+            let want = twin(&j);
+            let variants = [p, Plan { ring: 64, ..p }, Plan { a_len: p.a_len.min(40), b_len: p.b_len.min(40), ..p }];
+            let mut ran = [1, 0, 0, 0];
+            for (k, v) in variants.iter().enumerate() {
+                if let Some(got) = ydrop_kernel_model::run(&j, v) {
+                    assert_eq!(got, want, "case {i} (seed {seed}), {v:?}: model differs from the twin\n  {}", case.describe());
+                    ran[k + 1] = 1;
+                }
+            }
+            ran
+        })
+        .collect();
+    let sum = |k: usize| counts.iter().map(|c| c[k]).sum::<u32>();
+    eprintln!(
+        "model: {n} cases, {} planned for the kernel: {} finished with the plan, {} with a 64-cell ring, {} with 40-base prefixes",
+        sum(0), sum(1), sum(2), sum(3)
+    );
+    assert!(sum(1) as f64 >= 0.95 * sum(0) as f64, "the kernel gives up on too many planned jobs");
+    assert!(sum(0) as u64 >= n / 2, "too few jobs planned for the kernel");
+}
+
+#[test]
+fn gpu_equals_twin_random() {
+    let Some(rt) = start_gpu() else { return };
+    let seed = env_u64("YDROP_GPU_SEED", 5);
+    let pool = matrix_pool(seed, 32);
+    check_many(&rt, "random", seed, env_u64("YDROP_GPU_CASES", 100_000), &|rng: &mut Rng| random_case(rng, &pool, 3000));
+}
+
+/// Batches mixing constrained jobs (the twin's) with free ones; and LASTZ's defaults with long similar pairs.
+#[test]
+fn gpu_equals_twin_mixed_and_long() {
+    let Some(rt) = start_gpu() else { return };
+    let seed = env_u64("YDROP_GPU_SEED", 5) ^ 0x5eed;
+    let pool = matrix_pool(seed, 8);
+    check_many(&rt, "mixed", seed, 20_000, &|rng: &mut Rng| {
+        if rng.chance(0.5) {
+            random_constrained_case(rng, &pool, 1500)
+        } else {
+            random_case(rng, &pool, 1500)
+        }
+    });
+    let hoxd70 = pool[0].clone();
+    check_many(&rt, "long", seed, 300, &|rng: &mut Rng| {
+        let (len, rate) = (rng.range(5_000, 30_000) as usize, [0.01, 0.05, 0.15][rng.below(3) as usize]);
+        let a = rng.nt4_seq(len, 0.001);
+        let b = rng.mutate(&a, rate);
+        let text = |s: &[u8]| s.iter().map(|&c| b"ACGTN"[c as usize]).collect::<Vec<u8>>();
+        let mut case = Case::new(&text(&a), &text(&b), hoxd70.clone(), 400, 30, 9400);
+        case.trim_to_peak = rng.chance(0.8) as i32;
+        case
+    });
+}
+
+/// The engine's batch call routes a large batch to the GPU and returns what the twin returns (a batch below
+/// the GPU threshold included).
+#[test]
+fn engine_batch_equals_twin() {
+    let Some(_) = start_gpu() else { return };
+    let engine = Engine::new(warpalign::BackendChoice::Gpu);
+    let pool = matrix_pool(9, 4);
+    for n in [3u64, 2000] {
+        let cases: Vec<Case> = (0..n).map(|i| random_case(&mut case_rng(9, i), &pool, 2000)).collect();
+        let jobs: Vec<YdropJob> = cases.iter().map(Case::job).collect();
+        let mut got: Vec<YdropResult> = (0..jobs.len()).map(|_| YdropResult::EMPTY).collect();
+        warpalign::ydrop::one_sided_batch(&engine, &jobs, &mut got).expect("one_sided_batch");
+        for (k, (j, r)) in jobs.iter().zip(got.iter_mut()).enumerate() {
+            assert_eq!(outcome_of(r), twin(j), "job {k} of {n}: {}", cases[k].describe());
+        }
+    }
+}
+
+/// `$TOOLS/lastz`, else the build's target/tools/lastz, if it has the dump mode.
+fn patched_lastz() -> Result<PathBuf, String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lastz = std::env::var_os("TOOLS").map(|t| PathBuf::from(t).join("lastz")).unwrap_or_else(|| root.join("target/tools/lastz"));
+    if !lastz.exists() {
+        return Err(format!("{} not found (make tools, or set TOOLS)", lastz.display()));
+    }
+    if !std::fs::read(&lastz).map_err(|e| e.to_string())?.windows(MAGIC.len()).any(|w| w == MAGIC) {
+        return Err(format!("{} predates ydrop dump mode", lastz.display()));
+    }
+    Ok(lastz)
+}
+
+/// The calls of real LASTZ runs (the pairs and options of tests/ydrop_dumps.rs), by run; Err says why there
+/// are none.
+fn real_calls() -> Result<Vec<(String, Vec<DumpedJob>)>, String> {
+    let lastz = patched_lastz()?;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let data = std::env::var_os("WARPALIGN_DATA").map(PathBuf::from).unwrap_or_else(|| root.join("../shared/data"));
+    let tmp = std::env::temp_dir().join(format!("ydrop_gpu_real.{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let pairs = [
+        ("mt", "MT-human.fa", "MT-orang.fa"),
+        ("dwv", "dwv_NC_004830.fasta.gz", "vdv1_NC_006494.fasta.gz"),
+        ("dmel", "D_melanogaster_2Rslice.fasta.gz", "D_pseudoobscura_contigs.fasta.gz"),
+        ("banthracis", "B_anthracis_Mslice.fasta.gz", "B_anthracis_contigs.fasta.gz"),
+    ];
+    let variants: [(&str, &[&str]); 5] = [
+        ("default", &[]),
+        ("noytrim", &["--noytrim"]),
+        ("ydrop500", &["--ydrop=500"]),
+        ("tb200K", &["--allocate:traceback=200K"]),
+        ("gap-10,40", &["--gap=-10,40"]),
+    ];
+    let mut runs = Vec::new();
+    for (name, t, q) in pairs {
+        let (t, q) = (data.join("wga").join(t), data.join("wga").join(q));
+        if !t.exists() || !q.exists() {
+            println!("skipped {name}: missing {} or {}", t.display(), q.display());
+            continue;
+        }
+        let unzip = |p: &Path, to: PathBuf| -> PathBuf {
+            if p.extension().is_some_and(|e| e == "gz") {
+                let out = Command::new("gzip").arg("-dc").arg(p).output().expect("gzip");
+                assert!(out.status.success(), "gzip -dc {}", p.display());
+                std::fs::write(&to, out.stdout).unwrap();
+                to
+            } else {
+                p.to_path_buf()
+            }
+        };
+        let (t, q) = (unzip(&t, tmp.join(format!("{name}.t.fa"))), unzip(&q, tmp.join(format!("{name}.q.fa"))));
+        for (v, opts) in variants {
+            // a negative gap open makes wide bands: only on the small pairs
+            if v == "gap-10,40" && !matches!(name, "mt" | "dwv") {
+                continue;
+            }
+            let run = format!("{name}.{v}");
+            let dump = tmp.join(format!("{run}.ydrop"));
+            let out = Command::new(&lastz)
+                .arg(format!("{}[multiple]", t.display()))
+                .arg(&q)
+                .arg("--format=maf")
+                .args(opts)
+                .env("WARPALIGN_DUMP", &dump)
+                .env("WARPALIGN_BACKEND", "cpu")
+                .output()
+                .expect("running lastz");
+            assert!(out.status.success(), "{run}: lastz failed: {}", String::from_utf8_lossy(&out.stderr));
+            let calls = read_dump(&dump).unwrap_or_else(|e| panic!("{run}: reading {}: {e}", dump.display()));
+            runs.push((run, calls));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    if runs.is_empty() {
+        return Err(format!("no real data under {}", data.display()));
+    }
+    Ok(runs)
+}
+
+/// The kernel's CPU model equals the twin on every real call the kernel would run, with its bounds removed.
+#[test]
+fn kernel_model_equals_twin_real_calls() {
+    let runs = match real_calls() {
+        Ok(r) => r,
+        Err(e) => {
+            println!("skipped: {e}");
+            return;
+        }
+    };
+    for (run, calls) in runs {
+        let ran: usize = calls
+            .par_iter()
+            .map(|c| {
+                let seq = c.sequences();
+                let j = YdropJob { bounds: std::ptr::null(), ..c.job(&seq) };
+                let Some(got) = plan(&j).and_then(|p| ydrop_kernel_model::run(&j, &p)) else { return 0 };
+                assert_eq!(got, twin(&j), "{run}: model differs from the twin: M={} N={} O={} E={} Y={}", c.m, c.n, c.gap_open, c.gap_extend, c.y_drop);
+                1
+            })
+            .sum();
+        println!("{run}: {} calls, {ran} run by the model (unbounded), 0 mismatches", calls.len());
+    }
+}
+
+/// Every real call, GPU vs twin, as made and with the bounds removed.
+#[test]
+fn gpu_equals_twin_real_calls() {
+    let Some(rt) = start_gpu() else { return };
+    let runs = match real_calls() {
+        Ok(r) => r,
+        Err(e) => {
+            println!("skipped: {e}");
+            return;
+        }
+    };
+    let (mut total, mut total_bad) = (0, 0);
+    for (run, calls) in runs {
+        let (bad, on_gpu) = compare_calls(&rt, &run, &calls);
+        println!("{run}: {} calls, as made and unbounded ({on_gpu} on the kernel), {bad} mismatches", calls.len());
+        total += calls.len();
+        total_bad += bad;
+    }
+    println!("real calls: {total}, {total_bad} mismatches");
+    assert_eq!(total_bad, 0, "GPU differs from the twin on real calls");
+}
+
+/// The calls as made and without their bounds, in batches (each holds its calls' full-length sequences).
+fn compare_calls(rt: &GpuRuntime, run: &str, calls: &[DumpedJob]) -> (usize, usize) {
+    let (mut bad, mut on_gpu) = (0, 0);
+    for batch in calls.chunks(256) {
+        let seqs: Vec<_> = batch.iter().map(DumpedJob::sequences).collect();
+        let made: Vec<YdropJob> = batch.iter().zip(&seqs).map(|(c, s)| c.job(s)).collect();
+        let free: Vec<YdropJob> = made.iter().map(|j| YdropJob { bounds: std::ptr::null(), ..*j }).collect();
+        let jobs: Vec<YdropJob> = made.into_iter().chain(free).collect();
+        let k_made = batch.len();
+        let describe = |k: usize| {
+            let c = &batch[k % k_made];
+            format!(
+                "{run} {} call: M={} N={} O={} E={} Y={} trim={} rev={} tb={}",
+                if k < k_made { "made" } else { "unbounded" },
+                c.m, c.n, c.gap_open, c.gap_extend, c.y_drop, c.trim_to_peak, c.reversed, c.tb_size
+            )
+        };
+        let (b, g) = compare(rt, run, &jobs, &describe);
+        bad += b;
+        on_gpu += g;
+    }
+    (bad, on_gpu)
+}
