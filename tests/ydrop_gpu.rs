@@ -201,7 +201,10 @@ fn real_calls() -> Result<Vec<(String, Vec<DumpedJob>)>, String> {
     let lastz = patched_lastz()?;
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let data = std::env::var_os("WARPALIGN_DATA").map(PathBuf::from).unwrap_or_else(|| root.join("../shared/data"));
-    let tmp = std::env::temp_dir().join(format!("ydrop_gpu_real.{}", std::process::id()));
+    // one folder per call: tests run in parallel and each removes its own at the end
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = std::env::temp_dir().join(format!("ydrop_gpu_real.{}.{call}", std::process::id()));
     std::fs::create_dir_all(&tmp).unwrap();
     let pairs = [
         ("mt", "MT-human.fa", "MT-orang.fa"),
