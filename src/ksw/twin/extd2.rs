@@ -320,7 +320,8 @@ fn extd2_body(job: &KswExtd2Job, out: &mut KswResult) {
             d.u[ru] = bnd(r);
         }
         // loop fission: scores first, into the s[]/sf[]/qr[] image
-        let qrr = qr_off + (qlen - 1 - r) as usize;
+        // upstream's qr + (qlen - 1 - r) points before qr once r >= qlen (an offset, not a wrap-around)
+        let qrr = (qr_off as isize + (qlen - 1 - r) as isize) as usize;
         if !generic {
             let mut t = st0 as usize;
             while t as i32 <= en0 {
