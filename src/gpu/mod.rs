@@ -106,6 +106,10 @@ impl GpuRuntime {
             }
         })?;
         let failed = |what: &str, e: cudarc::driver::DriverError| StartError::Failed(format!("{what}: {e:?}"));
+        // Threads waiting for the GPU sleep: with one context the driver's default spins them, and they
+        // run beside the tool's own threads (minimap2's seeding and chaining while batches compute ahead).
+        // Only speed depends on it, so a driver that refuses keeps its default.
+        let _ = ctx.set_flags(cudarc::driver::sys::CUctx_flags::CU_CTX_SCHED_BLOCKING_SYNC);
         let device_name = ctx.name().map_err(|e| failed("device name", e))?;
         let (major, minor) = ctx.compute_capability().map_err(|e| failed("compute capability", e))?;
         let arch = format!("sm_{major}{minor}");

@@ -449,17 +449,24 @@ impl KswCache {
     }
 
     /// Forgets every call (ends a batch of the tool); no lent CIGAR may be in use. Counts the unused ones.
+    /// The memory is freed on a thread of its own: millions of keys and CIGARs take a noticeable time to
+    /// free, and the tool's next step (minimap2's output) need not wait for it.
     pub fn clear(&self) {
-        (0..SHARDS).into_par_iter().for_each(|i| {
-            let mut shard = self.lock(i);
-            for (k, v) in shard.map.iter() {
-                if !matches!(v, Slot::Done(Answer { used: true, .. })) {
-                    self.counters.unused.fetch_add(1, Relaxed);
-                    self.counters.unused_cells.fetch_add(key_cells(k), Relaxed);
+        let old: Vec<Shard> = (0..SHARDS)
+            .into_par_iter()
+            .map(|i| {
+                let shard = std::mem::take(&mut *self.lock(i));
+                for (k, v) in shard.map.iter() {
+                    if !matches!(v, Slot::Done(Answer { used: true, .. })) {
+                        self.counters.unused.fetch_add(1, Relaxed);
+                        self.counters.unused_cells.fetch_add(key_cells(k), Relaxed);
+                    }
                 }
-            }
-            *shard = Shard::default();
-        });
+                shard
+            })
+            .collect();
+        // where no thread can be started, the failed spawn drops the closure, freeing them here
+        let _ = std::thread::Builder::new().name("warpalign-free".into()).spawn(move || drop(old));
     }
 
     /// The counters since the last call, reset.

@@ -14,7 +14,9 @@
 //! `WARPALIGN_KSW_GPU_THREADS` caps the block size (32..=1024, multiple of 32; default 1024);
 //! `WARPALIGN_KSW_GPU_CELLS` sets the window cells per thread (4..=64, power of two; default 8);
 //! `WARPALIGN_KSW_GPU_PROFILE=1` prints each launch's size and kernel times on stderr;
-//! `WARPALIGN_KSW_GPU_MEM_MB` caps the device memory one call uses (default: half of the free memory).
+//! `WARPALIGN_KSW_GPU_MEM_MB` caps the device memory one call uses (default: half of the free memory);
+//! `WARPALIGN_GPU_HOST_THREADS` sets the threads that pack inputs and unpack results (default: a quarter
+//! of the cores, at least 2).
 
 use super::{flag, twin, KswExtd2Job, KswResult};
 use crate::gpu::GpuRuntime;
@@ -173,7 +175,9 @@ fn prepare(idx: usize, job: &KswExtd2Job, budget: usize, smem_max: usize) -> Opt
 pub(crate) fn host_pool() -> &'static rayon::ThreadPool {
     static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
     POOL.get_or_init(|| {
-        let n = (std::thread::available_parallelism().map_or(4, |n| n.get()) / 4).max(2);
+        let n = env_usize("WARPALIGN_GPU_HOST_THREADS")
+            .filter(|&n| n > 0)
+            .unwrap_or_else(|| (std::thread::available_parallelism().map_or(4, |n| n.get()) / 4).max(2));
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .thread_name(|i| format!("warpalign-gpu-host-{i}"))
