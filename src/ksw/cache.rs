@@ -16,9 +16,9 @@
 use super::dump::{self, record_job, DumpKind, RecordJob};
 use super::{KswExtd2Job, KswExts2Job, KswExtz2Job, KswResult};
 use crate::{Backend, Engine, Result};
+use hashbrown::HashTable;
 use std::cell::RefCell;
-use std::collections::HashMap;
-use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use rayon::prelude::*;
 use std::sync::{Arc, Mutex};
@@ -115,13 +115,30 @@ impl Hasher for KeyHasher {
     }
 }
 
-type KeyHash = BuildHasherDefault<KeyHasher>;
+fn key_hash(key: &[u8]) -> u64 {
+    let mut h = KeyHasher::default();
+    h.write(key);
+    h.finish()
+}
 
-/// Calls by their bytes, and the recorded ones not yet computed.
+/// A call: its bytes, their hash (computed once: keys hold whole sequences), and its answer.
+struct Entry {
+    hash: u64,
+    key: Arc<[u8]>,
+    slot: Slot,
+}
+
+/// Calls by their bytes, and the recorded ones not yet computed (with their hashes).
 #[derive(Default)]
 struct Shard {
-    map: HashMap<Arc<[u8]>, Slot, KeyHash>,
-    pending: Vec<Arc<[u8]>>,
+    map: HashTable<Entry>,
+    pending: Vec<(u64, Arc<[u8]>)>,
+}
+
+impl Shard {
+    fn find_mut(&mut self, hash: u64, key: &[u8]) -> Option<&mut Entry> {
+        self.map.find_mut(hash, |e| *e.key == *key)
+    }
 }
 
 pub struct KswCache {
@@ -202,9 +219,9 @@ impl KswCache {
         }
     }
 
-    /// The shard of a key: bits of its hash that the shard's map does not use for its buckets.
-    fn shard_of(key: &[u8]) -> usize {
-        (KeyHash::default().hash_one(key) >> 40) as usize % SHARDS
+    /// The shard of a key's hash: bits that the shard's table uses neither for buckets (low) nor tags (top 7).
+    fn shard_of(hash: u64) -> usize {
+        (hash >> 40) as usize % SHARDS
     }
 
     fn lock(&self, shard: usize) -> std::sync::MutexGuard<'_, Shard> {
@@ -214,8 +231,9 @@ impl KswCache {
     /// Answers the encoded call into `out` (its CIGAR lent until `clear`) and returns true; or returns
     /// false, recording the call when `record`.
     fn get(&self, key: &[u8], record: bool, out: &mut KswResult) -> bool {
-        let mut shard = self.lock(Self::shard_of(key));
-        if let Some(Slot::Done(a)) = shard.map.get_mut(key) {
+        let hash = key_hash(key);
+        let mut shard = self.lock(Self::shard_of(hash));
+        if let Some(Entry { slot: Slot::Done(a), .. }) = shard.find_mut(hash, key) {
             let f = a.fields;
             *out = KswResult {
                 max: f[0] as u32,
@@ -238,12 +256,12 @@ impl KswCache {
             return true;
         }
         if record {
-            if !shard.map.contains_key(key) {
+            if shard.find_mut(hash, key).is_none() {
                 let key: Arc<[u8]> = key.into();
                 self.counters.recorded.fetch_add(1, Relaxed);
                 self.counters.recorded_cells.fetch_add(key_cells(&key), Relaxed);
-                shard.map.insert(key.clone(), Slot::Pending);
-                shard.pending.push(key);
+                shard.map.insert_unique(hash, Entry { hash, key: key.clone(), slot: Slot::Pending }, |e| e.hash);
+                shard.pending.push((hash, key));
             }
         } else {
             self.counters.misses.fetch_add(1, Relaxed);
@@ -304,7 +322,7 @@ impl KswCache {
 
     fn compute_with(&self, engine: &Engine, split: bool) -> Result<usize> {
         let t0 = Instant::now();
-        let mut keys: Vec<Arc<[u8]>> = Vec::new();
+        let mut keys: Vec<(u64, Arc<[u8]>)> = Vec::new();
         let mut shard_ends = Vec::with_capacity(SHARDS); // keys[shard_ends[i-1]..shard_ends[i]] are shard i's
         for i in 0..SHARDS {
             keys.append(&mut self.lock(i).pending);
@@ -314,7 +332,7 @@ impl KswCache {
             return Ok(0);
         }
         let bad = || crate::Error::Internal("ksw cache: a malformed key".into());
-        let jobs: Vec<RecordJob> = keys.par_iter().map(|k| record_job(k).ok_or_else(bad)).collect::<Result<_>>()?;
+        let jobs: Vec<RecordJob> = keys.par_iter().map(|(_, k)| record_job(k).ok_or_else(bad)).collect::<Result<_>>()?;
         let mut results: Vec<KswResult> = (0..jobs.len()).map(|_| KswResult::EMPTY).collect();
         let (mut extd2, mut exts2, mut extz2) = (Vec::new(), Vec::new(), Vec::new());
         for (i, j) in jobs.iter().enumerate() {
@@ -330,7 +348,7 @@ impl KswCache {
         run_kind(c, &mut results, extz2, |js, out| super::extz2_batch(engine, js, out).map(|_| (0, js.len())))?;
         drop(jobs); // they point into the keys
         let n = keys.len();
-        let mut by_shard: Vec<Vec<(Arc<[u8]>, KswResult)>> = Vec::with_capacity(SHARDS);
+        let mut by_shard: Vec<Vec<((u64, Arc<[u8]>), KswResult)>> = Vec::with_capacity(SHARDS);
         let (mut keys, mut results) = (keys.into_iter(), results.into_iter());
         let mut start = 0;
         for &end in &shard_ends {
@@ -339,11 +357,14 @@ impl KswCache {
         }
         by_shard.into_par_iter().enumerate().for_each(|(i, answers)| {
             let mut shard = self.lock(i);
-            for (k, mut r) in answers {
+            for ((hash, k), mut r) in answers {
                 let f = [r.max as i32, r.zdropped, r.max_q, r.max_t, r.mqe, r.mqe_t, r.mte, r.mte_q, r.score, r.reach_end];
                 let answer = Answer { fields: f, cigar: r.cigar().into(), used: false };
                 r.release();
-                shard.map.insert(k, Slot::Done(answer));
+                // a call recorded is in its shard until `clear`, which no lookup or compute overlaps
+                if let Some(e) = shard.find_mut(hash, &k) {
+                    e.slot = Slot::Done(answer);
+                }
             }
         });
         self.counters.rounds.fetch_add(1, Relaxed);
@@ -456,10 +477,10 @@ impl KswCache {
             .into_par_iter()
             .map(|i| {
                 let shard = std::mem::take(&mut *self.lock(i));
-                for (k, v) in shard.map.iter() {
-                    if !matches!(v, Slot::Done(Answer { used: true, .. })) {
+                for e in shard.map.iter() {
+                    if !matches!(e.slot, Slot::Done(Answer { used: true, .. })) {
                         self.counters.unused.fetch_add(1, Relaxed);
-                        self.counters.unused_cells.fetch_add(key_cells(k), Relaxed);
+                        self.counters.unused_cells.fetch_add(key_cells(&e.key), Relaxed);
                     }
                 }
                 shard
