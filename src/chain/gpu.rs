@@ -136,7 +136,8 @@ fn launch(
         // and the job tables `nj` (par NPAR per job), as the offsets above index them; next holds 2 counters.
         unsafe { l.launch(cfg) }.map_err(|e| err("launch", e))?;
     }
-    let e1 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map_err(|e| err("event", e))?;
+    // blocking sync: a default event's wait spins a core
+    let e1 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC)).map_err(|e| err("event", e))?;
     e1.synchronize().map_err(|e| err("sync", e))?;
     let t_dev = t0.elapsed();
     let f = st.clone_dtoh(&d_f).map_err(|e| err("download", e))?;

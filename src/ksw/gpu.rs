@@ -449,7 +449,9 @@ fn run_chunk(
     // Wait on an event before each download: a copy into pageable memory issued while the kernels still run
     // appears to hold up the other groups' launches (on an H100, bench/ksw on ulall ran 3x faster with
     // this wait than without).
-    let wait = || st.record_event(None).and_then(|e| e.synchronize()).map_err(|e| err("sync", e));
+    // A blocking-sync event: waiting on any other kind spins a core (the context's sleep flag covers streams, not events).
+    let blocking = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC);
+    let wait = || st.record_event(blocking).and_then(|e| e.synchronize()).map_err(|e| err("sync", e));
     wait()?;
     let res = st.clone_dtoh(&d_res).map_err(|e| err("download", e))?;
     let mut out_off = Vec::with_capacity(n + 1);
