@@ -3,6 +3,7 @@
 //! Anchors use minimap2's encoding (`mm128_t`): `x = rev<<63 | tid<<32 | tpos`,
 //! `y = flags<<40 | q_span<<32 | q_pos`. Output arrays are `malloc`ed and owned by the caller.
 
+pub mod dump;
 pub mod gpu;
 pub mod twin;
 
@@ -97,6 +98,7 @@ pub fn dp_batch(engine: &Engine, jobs: &[ChainDpJob], results: &mut [ChainDpResu
             return Err(Error::InvalidArgument(format!("chain job {i}: bad anchor array")));
         }
     }
+    dump::dump(jobs)?;
     if let Some(rt) = engine.gpu().filter(|_| jobs.len() >= GPU_MIN_JOBS) {
         match gpu::dp_batch_gpu(rt, jobs, results) {
             Ok(()) => return Ok(()),
