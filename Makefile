@@ -79,8 +79,8 @@ demo: deps tools
 test: deps tools
 	tests/run
 
-# Everything bench/run needs on the GPU machine (no cargo there, 64 MiB carried per call): the four tools and
-# bench's gen/measure/plot, stripped, and the small real inputs it grows its workloads from.
+# Everything bench/run and bench/chain-real need on the GPU machine (no cargo there, 64 MiB carried per call): the
+# four tools and bench's gen/measure/plot/chain, stripped, and the small real inputs they grow workloads from.
 WARPALIGN_DATA ?= $(CURDIR)/../shared/data
 BENCH_CARRY    := $(T)/benchcarry
 BENCH_DATA     := ref/ecoli_K12_MG1655.fasta.gz ont/ecoli_ultralong_R9_nanotest.fastq.gz \
@@ -89,10 +89,10 @@ BENCH_DATA     := ref/ecoli_K12_MG1655.fasta.gz ont/ecoli_ultralong_R9_nanotest.
                   wga/D_melanogaster_2Rslice.fasta.gz lambda/lambda_NC_001416.fasta.gz \
                   lambda/lambda_ont_R7_2D_ERA476754.fastq.gz
 bench-pack: tools
-	$(CARGO) build --release -p warpalign-bench --bin gen --bin measure --bin plot
+	$(CARGO) build --release -p warpalign-bench --bin gen --bin measure --bin plot --bin chain
 	rm -rf $(BENCH_CARRY) && mkdir -p $(BENCH_CARRY)/tools $(BENCH_CARRY)/bin $(BENCH_CARRY)/data
 	for t in minimap2 minimap2-ref lastz lastz-ref; do strip -o $(BENCH_CARRY)/tools/$$t $(TOOLS)/$$t; done
-	for b in gen measure plot; do strip -o $(BENCH_CARRY)/bin/$$b $(T)/release/$$b; done
+	for b in gen measure plot chain; do strip -o $(BENCH_CARRY)/bin/$$b $(T)/release/$$b; done
 	for f in $(BENCH_DATA); do cp $(WARPALIGN_DATA)/$$f $(BENCH_CARRY)/data/ || exit 1; done
 	@size=$$(du -sb $(BENCH_CARRY) | cut -f1); echo "$(BENCH_CARRY): $$((size / 1024)) KiB"; \
 	  [ $$size -lt 67108864 ] || { echo "bench-pack: over the 64 MiB a device call carries" >&2; exit 1; }
