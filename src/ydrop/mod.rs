@@ -285,7 +285,7 @@ impl YdropBounds {
             return Err("list head out of range".into());
         }
         for (k, s) in segs.iter().enumerate() {
-            let owner = aligns.get(s.owner as usize).ok_or(format!("segment {k}: owner out of range"))?;
+            let owner = aligns.get(s.owner as usize).ok_or_else(|| format!("segment {k}: owner out of range"))?;
             if s.kind > seg::VERT || !(owner.first_seg..=owner.last_seg).contains(&(k as u32)) {
                 return Err(format!("segment {k}: bad kind or not in its owner's chain"));
             }
