@@ -11,7 +11,7 @@ use common::ydrop_cases::*;
 use common::Rng;
 use std::sync::Arc;
 use std::time::Instant;
-use warpalign::ydrop::{op, YdropAlignment, YdropSegment, NONE, TRUNC_FIRST_ROW, TRUNC_MIDWAY, TRUNC_NONE};
+use warpalign::ydrop::{self, op, YdropAlignment, YdropBounds, YdropJob, YdropResult, YdropSegment, NONE, TRUNC_BOUNDS, TRUNC_FIRST_ROW, TRUNC_MIDWAY, TRUNC_NONE};
 
 fn env_u64(key: &str, default: u64) -> u64 {
     std::env::var(key).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
@@ -532,4 +532,36 @@ fn trap_neighbour_segments_and_jumps() {
         }
     }
     assert!(jumps_matter >= 2, "the neighbour links changed {jumps_matter} results");
+}
+
+/// A block serving only its first `rows` rows: the twin stops with TRUNC_BOUNDS exactly when the sweep with
+/// the whole block enters a later row (a row cut short by the traceback memory counts), and otherwise gives
+/// the whole block's result.
+#[test]
+fn bounds_rows_stop_the_sweep() {
+    let pool = matrix_pool(5, 6);
+    let (mut stopped, mut served) = (0, 0);
+    for i in 0..3000 {
+        let mut rng = case_rng(5, i);
+        let case = random_constrained_case(&mut rng, &pool, 1500);
+        let whole = case.job();
+        let mut r = YdropResult::EMPTY;
+        let extent = ydrop::twin::one_sided(&whole, &mut r);
+        let entered = extent.a + (r.truncated == TRUNC_MIDWAY) as u32;
+        r.release();
+        let want = twin(&whole);
+        for rows in [0, entered.saturating_sub(1), entered, rng.range(0, entered as i64 + 2) as u32] {
+            let block = YdropBounds { rows, ..case.bounds.as_ref().unwrap().block };
+            let got = twin(&YdropJob { bounds: &block, ..whole });
+            if rows < entered {
+                assert_eq!(got, (0, 0, 0, TRUNC_BOUNDS, vec![]), "rows {rows} of {entered}:\n  {}", case.describe());
+                stopped += 1;
+            } else {
+                assert_eq!(got, want, "rows {rows} of {entered}:\n  {}", case.describe());
+                served += 1;
+            }
+        }
+    }
+    eprintln!("stopped {stopped}, served {served}");
+    assert!(stopped >= 1000 && served >= 1000);
 }

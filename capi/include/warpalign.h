@@ -16,6 +16,12 @@
 #define WARPALIGN_YDROP_NONE 4294967295
 
 /**
+ * warpalign_ydrop_result.truncated of a job whose sweep reached a row past its bounds block's `rows`: run
+ * it again with a block serving more rows.
+ */
+#define WARPALIGN_YDROP_TRUNC_BOUNDS 3
+
+/**
  * The backend a context runs on.
  */
 typedef enum warpalign_backend {
@@ -276,6 +282,10 @@ typedef struct warpalign_ydrop_alignment {
  * flattened into two arrays linked by index. Reading any part of this the call can reach must match what
  * LASTZ would read through its pointers; unreachable parts may be left out ([`NONE`]).
  *
+ * A block may also serve only the DP's first `rows` rows, leaving out what later rows would reach: a
+ * caller can copy the few alignments near the anchor instead of all those up to row `m`, and run the call
+ * again with a deeper block in the rare case that its sweep goes on past them ([`TRUNC_BOUNDS`]).
+ *
  * Well-formed (checked): indices in range; segment kinds valid; every alignment's chain in range and
  * owned by it, neither starting nor ending with a horizontal segment and without two horizontal segments in
  * a row; a segment link set only with its alignment link; `next`/`prev` walks from the list heads
@@ -301,6 +311,11 @@ typedef struct warpalign_ydrop_bounds {
    */
   uint32_t above_list;
   uint32_t below_list;
+  /**
+   * The rows this block serves (`u32::MAX`, or `m` or more: all): a sweep that reaches row `rows + 1`
+   * stops there and returns [`TRUNC_BOUNDS`].
+   */
+  uint32_t rows;
 } warpalign_ydrop_bounds;
 
 /**
@@ -383,6 +398,7 @@ typedef struct warpalign_ydrop_result {
    * 0: complete. 1: the traceback memory ran out mid-extension; the result is what LASTZ returns then,
    * after printing its truncation report (which this call does not print). 2: the traceback memory cannot
    * hold the first row (LASTZ dies "not enough space in trace_back array"); the other fields are zero.
+   * 3: the sweep reached a row past the bounds block's `rows`; the other fields are zero.
    */
   int32_t truncated;
   uint32_t n_ops;

@@ -8,6 +8,11 @@ use warpalign::ydrop::{self, YdropJob, YdropResult};
 pub const WARPALIGN_YDROP_NONE: u32 = 0xFFFF_FFFF;
 const _: () = assert!(WARPALIGN_YDROP_NONE == ydrop::NONE);
 
+/// warpalign_ydrop_result.truncated of a job whose sweep reached a row past its bounds block's `rows`: run
+/// it again with a block serving more rows.
+pub const WARPALIGN_YDROP_TRUNC_BOUNDS: i32 = 3;
+const _: () = assert!(WARPALIGN_YDROP_TRUNC_BOUNDS == ydrop::TRUNC_BOUNDS);
+
 /// Runs `n` LASTZ `ydrop_one_sided_align` jobs (see warpalign_ydrop_job for the sequence convention, and
 /// warpalign_ydrop_bounds for a constrained job's earlier alignments). `results[i]` is overwritten (not freed) with job i's output; its `ops` are `malloc`ed:
 /// release with warpalign_ydrop_results_free. Jobs' memory must stay valid for the call.

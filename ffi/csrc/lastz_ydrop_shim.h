@@ -45,6 +45,8 @@ typedef struct warpalign_oracle_lastz_ydrop_bounds {
 	uint32_t  n_alignments;
 	uint32_t  left_align, right_align, left_seg, right_seg;
 	uint32_t  above_list, below_list;
+	uint32_t  rows;       /* not read: LASTZ's code cannot stop at a row, so the oracle answers for the
+	                       * whole block (the twin's TRUNC_BOUNDS has no oracle) */
 } warpalign_oracle_lastz_ydrop_bounds;
 
 /* One one-sided y-drop extension; bounds NULL: unconstrained (alignio's leftSeg/rightSeg, leftAlign/

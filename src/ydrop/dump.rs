@@ -13,11 +13,11 @@
 //!
 //! A constrained job's bounds block ([`YdropBounds`]) is written whole, just before the job.
 //!
-//! # Format (version 2, all integers little-endian; a reader also takes version 1, which has no bounds)
+//! # Format (version 3, all integers little-endian; a reader also takes version 1, which has no bounds, and 2, whose bounds have no `rows`: all)
 //!
 //! ```text
 //! header:  8 bytes  magic "WAYDRDMP"
-//!          u32      version (2)
+//!          u32      version (3)
 //!          u32      reserved (0)
 //! records, each starting with a u8 kind:
 //!   1  matrix: 65536 i32, `sub` of the jobs that follow
@@ -25,8 +25,9 @@
 //!              u32 a_len, u32 b_len, then a_len bytes of a, b_len bytes of b (prefixes; b_len <= n + 1),
 //!              then the result: i32 score, u32 end1, u32 end2, i32 truncated, u32 n_ops, n_ops u32 ops
 //!   3  bounds of the next job (which is constrained): u32 anchor1, anchor2, left_align, right_align,
-//!              left_seg, right_seg, above_list, below_list, n_segments, n_alignments, then the segments
-//!              (6 u32 each, YdropSegment's field order) and the alignments (14 u32 each, YdropAlignment's)
+//!              left_seg, right_seg, above_list, below_list, rows, n_segments, n_alignments, then the
+//!              segments (6 u32 each, YdropSegment's field order) and the alignments (14 u32 each,
+//!              YdropAlignment's)
 //! ```
 
 use super::twin::Extent;
@@ -37,7 +38,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, OnceLock};
 
 pub const MAGIC: &[u8; 8] = b"WAYDRDMP";
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 const MATRIX: u8 = 1;
 const JOB: u8 = 2;
 const BOUNDS: u8 = 3;
@@ -72,6 +73,8 @@ pub struct DumpedJob {
 pub struct DumpedBounds {
     /// anchor1, anchor2, left_align, right_align, left_seg, right_seg, above_list, below_list.
     pub header: [u32; 8],
+    /// The rows the block serves ([`YdropBounds::rows`]).
+    pub rows: u32,
     pub segments: Vec<YdropSegment>,
     pub alignments: Vec<YdropAlignment>,
 }
@@ -93,6 +96,7 @@ impl DumpedBounds {
             right_seg,
             above_list,
             below_list,
+            rows: self.rows,
         }
     }
 }
@@ -210,7 +214,7 @@ pub(super) fn record(jobs: &[YdropJob], results: &[YdropResult], extents: &[Exte
             let b = unsafe { &*j.bounds };
             buf.push(BOUNDS);
             put_u32s(&mut buf, [b.anchor1, b.anchor2, b.left_align, b.right_align, b.left_seg, b.right_seg]);
-            put_u32s(&mut buf, [b.above_list, b.below_list, b.n_segments, b.n_alignments]);
+            put_u32s(&mut buf, [b.above_list, b.below_list, b.rows, b.n_segments, b.n_alignments]);
             for s in b.segments() {
                 put_u32s(&mut buf, [s.kind, s.b1, s.b2, s.e1, s.e2, s.owner]);
             }
@@ -242,6 +246,8 @@ struct Reader<'a> {
     data: &'a [u8],
     p: usize,
     record: usize,
+    /// The version of the header last read.
+    version: u32,
 }
 
 impl Reader<'_> {
@@ -271,6 +277,7 @@ impl Reader<'_> {
 
     fn bounds(&mut self) -> io::Result<DumpedBounds> {
         let header = self.u32s::<8>()?;
+        let rows = if self.version >= 3 { self.u32()? } else { u32::MAX };
         let [n_segments, n_alignments] = self.u32s::<2>()?;
         // 24 and 56 bytes each: a length the data cannot hold is a bad record, not a huge allocation
         if (n_segments as u64 * 24 + n_alignments as u64 * 56) > (self.data.len() - self.p) as u64 {
@@ -304,7 +311,7 @@ impl Reader<'_> {
                 })
             })
             .collect::<io::Result<Vec<_>>>()?;
-        let b = DumpedBounds { header, segments, alignments };
+        let b = DumpedBounds { header, rows, segments, alignments };
         b.block().check().map_err(|e| bad(format!("bounds at byte {}: {e}", self.record)))?;
         Ok(b)
     }
@@ -313,7 +320,7 @@ impl Reader<'_> {
 /// Parses a dump (see the module doc); a truncated or malformed record is an `InvalidData` error.
 pub fn parse_dump(data: &[u8]) -> io::Result<Vec<DumpedJob>> {
     let mut jobs = Vec::new();
-    let mut r = Reader { data, p: 0, record: 0 };
+    let mut r = Reader { data, p: 0, record: 0, version: 0 };
     let mut seen_header = false;
     let mut matrix: Option<Arc<Vec<i32>>> = None;
     let mut bounds: Option<DumpedBounds> = None;
@@ -326,6 +333,7 @@ pub fn parse_dump(data: &[u8]) -> io::Result<Vec<DumpedJob>> {
                 return Err(bad(format!("dump version {v} at byte {}, this reader knows 1 to {VERSION}", r.record)));
             }
             r.u32()?;
+            r.version = v;
             seen_header = true;
             continue;
         }

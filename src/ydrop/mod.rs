@@ -34,7 +34,8 @@
 //! mid-extension: the result is what LASTZ returns then, but LASTZ would also have printed a truncation
 //! report, so a caller that must reproduce LASTZ's stderr runs the original instead; or [`TRUNC_FIRST_ROW`]
 //! when `tb_size` cannot hold the first row (LASTZ dies "not enough space in trace_back array"; the other
-//! fields are zero).
+//! fields are zero); or [`TRUNC_BOUNDS`] when the sweep reached a row past its bounds block's `rows` (the
+//! other fields are zero: run the call again with a block serving more rows).
 
 pub mod dump;
 pub mod gpu;
@@ -69,6 +70,8 @@ pub const TRUNC_NONE: i32 = 0;
 pub const TRUNC_MIDWAY: i32 = 1;
 /// The traceback memory cannot hold the first DP row (LASTZ's fatal "not enough space in trace_back array").
 pub const TRUNC_FIRST_ROW: i32 = 2;
+/// The sweep reached a row past [`YdropBounds::rows`], whose earlier alignments the block may lack.
+pub const TRUNC_BOUNDS: i32 = 3;
 
 /// One LASTZ `ydrop_one_sided_align` call.
 ///
@@ -168,6 +171,10 @@ pub struct YdropAlignment {
 /// flattened into two arrays linked by index. Reading any part of this the call can reach must match what
 /// LASTZ would read through its pointers; unreachable parts may be left out ([`NONE`]).
 ///
+/// A block may also serve only the DP's first `rows` rows, leaving out what later rows would reach: a
+/// caller can copy the few alignments near the anchor instead of all those up to row `m`, and run the call
+/// again with a deeper block in the rare case that its sweep goes on past them ([`TRUNC_BOUNDS`]).
+///
 /// Well-formed (checked): indices in range; segment kinds valid; every alignment's chain in range and
 /// owned by it, neither starting nor ending with a horizontal segment and without two horizontal segments in
 /// a row; a segment link set only with its alignment link; `next`/`prev` walks from the list heads
@@ -190,6 +197,9 @@ pub struct YdropBounds {
     /// below it (reversed calls walk `prev`).
     pub above_list: u32,
     pub below_list: u32,
+    /// The rows this block serves (`u32::MAX`, or `m` or more: all): a sweep that reaches row `rows + 1`
+    /// stops there and returns [`TRUNC_BOUNDS`].
+    pub rows: u32,
 }
 
 /// What one job returns: `ydrop_one_sided_align`'s score, `*_end1`, `*_end2` and edit script.
@@ -209,6 +219,7 @@ pub struct YdropResult {
     /// 0: complete. 1: the traceback memory ran out mid-extension; the result is what LASTZ returns then,
     /// after printing its truncation report (which this call does not print). 2: the traceback memory cannot
     /// hold the first row (LASTZ dies "not enough space in trace_back array"); the other fields are zero.
+    /// 3: the sweep reached a row past the bounds block's `rows`; the other fields are zero.
     pub truncated: i32,
     pub n_ops: u32,
     /// `malloc`ed; null when `n_ops == 0`. LASTZ editops in traceback order.

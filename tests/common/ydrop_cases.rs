@@ -323,6 +323,7 @@ impl Bounds {
             right_seg: links.right.1,
             above_list: links.above,
             below_list: links.below,
+            rows: u32::MAX,
         };
         let b = Bounds { segments, alignments, block };
         b.block.check().expect("generated bounds are well-formed");

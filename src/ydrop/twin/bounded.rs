@@ -49,6 +49,8 @@ pub(crate) struct Bounded<'a> {
     align_list: u32,
     /// `mask[col] == row`: (row, col) lies on an earlier alignment.
     mask: Vec<u32>,
+    /// The last row the block serves.
+    rows: u32,
 }
 
 impl<'a> Bounded<'a> {
@@ -96,6 +98,7 @@ impl<'a> Bounded<'a> {
             active: Vec::new(),
             align_list: if reversed { b.below_list } else { b.above_list },
             mask: Vec::new(),
+            rows: b.rows,
         }
     }
 
@@ -275,9 +278,13 @@ impl<'a> Bounded<'a> {
 }
 
 impl Constraints for Bounded<'_> {
-    fn enter_row(&mut self, row: u32, ly: &mut u32, ry: &mut u32) {
+    fn enter_row(&mut self, row: u32, ly: &mut u32, ry: &mut u32) -> bool {
+        if row > self.rows {
+            return false;
+        }
         self.update_lr_bounds(row, ly, ry);
         self.update_active_segs(row, *ly, *ry);
+        true
     }
 
     fn masked(&self, row: u32, col: u32) -> bool {

@@ -9,7 +9,7 @@ mod bounded;
 mod sweep;
 mod traceback;
 
-use super::{YdropJob, YdropResult, TRUNC_FIRST_ROW, TRUNC_MIDWAY, TRUNC_NONE};
+use super::{YdropJob, YdropResult, TRUNC_BOUNDS, TRUNC_FIRST_ROW, TRUNC_MIDWAY, TRUNC_NONE};
 use std::cell::RefCell;
 use sweep::{Params, Scratch};
 pub(crate) use sweep::y_drop_tail;
@@ -18,7 +18,8 @@ pub(crate) use sweep::y_drop_tail;
 /// `update_active_segs`, and the prolongation bound `NN`).
 pub(crate) trait Constraints {
     /// At the start of `row`, before the traceback-memory check: may move the row's bounds `[ly, ry)`.
-    fn enter_row(&mut self, row: u32, ly: &mut u32, ry: &mut u32);
+    /// False (nothing moved) when the bounds do not serve this row: the sweep stops.
+    fn enter_row(&mut self, row: u32, ly: &mut u32, ry: &mut u32) -> bool;
     /// Whether (row, col) lies on an earlier alignment: the cell is pruned unconditionally.
     fn masked(&self, row: u32, col: u32) -> bool;
     /// The last column prolongation and the terminator cell may reach (LASTZ's `NN`).
@@ -29,7 +30,9 @@ pub(crate) trait Constraints {
 pub(crate) struct Unconstrained;
 
 impl Constraints for Unconstrained {
-    fn enter_row(&mut self, _row: u32, _ly: &mut u32, _ry: &mut u32) {}
+    fn enter_row(&mut self, _row: u32, _ly: &mut u32, _ry: &mut u32) -> bool {
+        true
+    }
     fn masked(&self, _row: u32, _col: u32) -> bool {
         false
     }
@@ -86,6 +89,10 @@ pub fn one_sided(job: &YdropJob, out: &mut YdropResult) -> Extent {
             let bounds = unsafe { &*job.bounds };
             sweep::fill(a, b, &params, &mut bounded::Bounded::new(bounds, job.reversed != 0, job.n), scratch)
         };
+        if f.beyond_bounds {
+            out.truncated = TRUNC_BOUNDS;
+            return Extent { a: f.a_read, b: f.b_read };
+        }
         traceback::trace(scratch, f.end1, f.end2, ops);
         *out = YdropResult {
             score: f.score,

@@ -80,6 +80,8 @@ pub(crate) struct Fill {
     pub end2: u32,
     /// The traceback memory ran out before some row (LASTZ's truncation report case).
     pub truncated: bool,
+    /// The sweep reached a row its bounds do not serve (nothing else is set).
+    pub beyond_bounds: bool,
     /// Bases of `a` and bytes of `b` the sweep read (prefixes): all a dump must keep to replay the call.
     pub a_read: u32,
     pub b_read: u32,
@@ -122,11 +124,15 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
     let mut boundary: i32 = NEG_INF;
     let mut end_is_boundary = false;
     let mut truncated = false;
+    let mut beyond_bounds = false;
     let (mut a_read, mut b_read) = (0u32, 0u32);
 
     for row in 1..=m {
         let prev_ly = ly;
-        bounds.enter_row(row, &mut ly, &mut ry);
+        if !bounds.enter_row(row, &mut ly, &mut ry) {
+            beyond_bounds = true;
+            break;
+        }
         if ry < ly {
             ry = ly;
         }
@@ -257,5 +263,5 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
     }
 
     let score = if end_is_boundary { boundary } else { best };
-    Fill { score, end1, end2, truncated, a_read, b_read }
+    Fill { score, end1, end2, truncated, beyond_bounds, a_read, b_read }
 }
