@@ -121,6 +121,8 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
     let mut ry: u32 = col;
     let (mut end1, mut end2) = (0u32, 0u32);
     let mut best: i32 = 0;
+    // cells below this are pruned: `best - yDrop`, kept with `best`
+    let mut floor = best.wrapping_sub(y_drop);
     let mut boundary: i32 = NEG_INF;
     let mut end_is_boundary = false;
     let mut truncated = false;
@@ -153,7 +155,6 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
         let mut np_col = ly;
         let mut i = NEG_INF;
         c = NEG_INF;
-        let prune_floor = |best: i32| best.wrapping_sub(y_drop);
 
         // every visited cell gets one link, 0 when pruned (the zero fill)
         let (first, stop) = (ly, ry.min(n + 1));
@@ -161,10 +162,14 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
         s.tb.resize(tb_start + stop.saturating_sub(first) as usize, 0);
         let tb = &mut s.tb[tb_start..];
         let cells = &mut s.cells[..];
+        let b_row = if first < stop { &b[first as usize..stop as usize] } else { &[] };
 
-        for col in first..stop {
-            let d = cells[dp].d;
-            let link = if bounds.masked(row, col) {
+        for ((col, &b_col), tb_col) in (first..stop).zip(b_row).zip(tb.iter_mut()) {
+            // the row above's cell (this row writes at dq <= dp, after reading it); a stored cell's link
+            // comes with the D it passes to the next row
+            let above = cells[dp];
+            let d = above.d;
+            let stored = if bounds.masked(row, col) {
                 None
             } else if d > c || i > c {
                 // C is entered by a gap; D is preferred on a tie, and no gap opens from a gap-ended C
@@ -176,20 +181,20 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
                     c = i;
                     FROM_I | I_EXTEND | D_EXTEND
                 };
-                if c < prune_floor(best) {
+                if c < floor {
                     None
                 } else {
                     i = i.wrapping_sub(gap_e);
-                    cells[dq].d = d.wrapping_sub(gap_e);
-                    Some(link)
+                    Some((link, d.wrapping_sub(gap_e)))
                 }
-            } else if c < prune_floor(best) {
+            } else if c < floor {
                 None
             } else {
                 // only substitution-ended cells move the end: the latest cell wins a tie, and with
                 // --noytrim a boundary cell recorded after it in the same cell wins over it
                 if c >= best {
                     best = c;
+                    floor = best.wrapping_sub(y_drop);
                     (end1, end2) = (row, col);
                     end_is_boundary = false;
                 }
@@ -201,31 +206,25 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
                 let c_open = c.wrapping_sub(gap_oe);
                 let d_ext = d.wrapping_sub(gap_e);
                 // strict: a tie records the extension
-                let mut link = if c_open > d_ext {
-                    cells[dq].d = c_open;
-                    FROM_C
-                } else {
-                    cells[dq].d = d_ext;
-                    FROM_C | D_EXTEND
-                };
+                let (mut link, d_next) = if c_open > d_ext { (FROM_C, c_open) } else { (FROM_C | D_EXTEND, d_ext) };
                 i = i.wrapping_sub(gap_e);
                 if c_open > i {
                     i = c_open;
                 } else {
                     link |= I_EXTEND;
                 }
-                Some(link)
+                Some((link, d_next))
             };
 
             // the diagonal proposal for col+1 is formed from the row above in every case
-            let next = cells[dp].c.wrapping_add(sub[b[col as usize] as usize]);
+            let next = above.c.wrapping_add(sub[b_col as usize]);
             dp += 1;
-            match link {
-                Some(link) => {
+            match stored {
+                Some((link, d_next)) => {
                     np_col = col;
-                    cells[dq].c = c;
+                    cells[dq] = Cell { c, d: d_next };
                     dq += 1;
-                    tb[(col - first) as usize] = link;
+                    *tb_col = link;
                 }
                 // a leading prune only moves the left bound: nothing is stored and `i` is kept
                 None if col == ly => ly += 1,
@@ -247,7 +246,7 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
             ry = np_col + 1;
         } else {
             // the row reached its right bound: prolong it with insertions for the row above's overhang
-            while i >= prune_floor(best) && ry as i64 <= nn {
+            while i >= floor && ry as i64 <= nn {
                 *s.cell(dq) = Cell { c: i, d: i.wrapping_sub(gap_oe) };
                 dq += 1;
                 i = i.wrapping_sub(gap_e);
