@@ -17,7 +17,7 @@ mod backtrack;
 mod dp;
 
 pub use backtrack::{backtrack, compact, radix_sort_128x};
-pub use dp::{comput_sc, fill, fill_anchors, mg_log2, Fill, Params};
+pub use dp::{comput_sc, comput_sc_x8, fill, fill_anchors, fill_anchors_scalar, mg_log2, Fill, Params};
 
 use super::{Anchor, ChainDpJob, ChainDpResult};
 
