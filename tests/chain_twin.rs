@@ -5,6 +5,9 @@
 //! `CHAIN_TWIN_CASES=N` sets the number of random sets (default 5000), `CHAIN_TWIN_SEED=S` their seed base:
 //! `CHAIN_TWIN_CASES=1000000 cargo test --release --test chain_twin random_sets -- --nocapture` is the fuzz run.
 //! A failing set replays alone with `CHAIN_TWIN_ONLY=<case index>`.
+//!
+//! Every set also checks the twin's fill itself, arrays and counters, on both of its paths (AVX2 lanes where
+//! the CPU has them, and the scalar fallback) against upstream's loop written out plainly here.
 
 mod common;
 
@@ -65,6 +68,95 @@ fn twin_out(cfg: &Cfg, a: &[Anchor]) -> Out {
     out
 }
 
+/// The fill as lchain.c:169-207 writes it, one comput_sc per pair: the reference of both fill paths.
+fn upstream_fill(pr: &twin::Params, a: &[Anchor]) -> twin::Fill {
+    let n = a.len();
+    let (mut f, mut p, mut v, mut t) = (vec![0i32; n], vec![0i64; n], vec![0i32; n], vec![0i32; n]);
+    let (mut n_visited, mut n_breaks, mut n_rescued) = (0u64, 0u64, 0u64);
+    let mdx = pr.max_dist_x as i64 as u64;
+    let (mut st, mut max_ii) = (0i64, -1i64);
+    for i in 0..n {
+        let (ai, ii) = (a[i], i as i64);
+        let (mut max_j, mut max_f, mut n_skip) = (-1i64, (ai.y >> 32 & 0xff) as i32, 0i32);
+        while st < ii && (ai.x >> 32 != a[st as usize].x >> 32 || ai.x > a[st as usize].x.wrapping_add(mdx)) {
+            st += 1;
+        }
+        if ii - st > pr.max_iter as i64 {
+            st = ii - pr.max_iter as i64;
+        }
+        let mut j = ii - 1;
+        while j >= st {
+            let ju = j as usize;
+            let sc = twin::comput_sc(&ai, &a[ju], pr);
+            n_visited += 1;
+            if sc != i32::MIN {
+                let sc = sc.wrapping_add(f[ju]);
+                if sc > max_f {
+                    max_f = sc;
+                    max_j = j;
+                    if n_skip > 0 {
+                        n_skip -= 1;
+                    }
+                } else if t[ju] == i as i32 {
+                    n_skip += 1;
+                    if n_skip > pr.max_skip {
+                        n_breaks += 1;
+                        break;
+                    }
+                }
+                if p[ju] >= 0 {
+                    t[p[ju] as usize] = i as i32;
+                }
+            }
+            j -= 1;
+        }
+        let end_j = j;
+        if max_ii < 0 || ai.x.wrapping_sub(a[max_ii as usize].x) > mdx {
+            let mut max = i32::MIN;
+            max_ii = -1;
+            for j in (st..ii).rev() {
+                if max < f[j as usize] {
+                    max = f[j as usize];
+                    max_ii = j;
+                }
+            }
+        }
+        if max_ii >= 0 && max_ii < end_j {
+            let m = max_ii as usize;
+            let tmp = twin::comput_sc(&ai, &a[m], pr);
+            if tmp != i32::MIN && max_f < tmp.wrapping_add(f[m]) {
+                max_f = tmp.wrapping_add(f[m]);
+                max_j = max_ii;
+                n_rescued += 1;
+            }
+        }
+        f[i] = max_f;
+        p[i] = max_j;
+        v[i] = if max_j >= 0 && v[max_j as usize] > max_f { v[max_j as usize] } else { max_f };
+        if max_ii < 0 || (ai.x.wrapping_sub(a[max_ii as usize].x) <= mdx && f[max_ii as usize] < f[i]) {
+            max_ii = ii;
+        }
+    }
+    twin::Fill { f, p, v, t, n_visited, n_breaks, n_rescued }
+}
+
+/// The twin's fill (`twin::fill`: AVX2 lanes where the CPU has them) and its scalar path against
+/// [`upstream_fill`]; the twin's fill, and where a path differs, the first difference.
+fn fill_check(cfg: &Cfg, a: &[Anchor]) -> (twin::Fill, Option<String>) {
+    let pr = twin::Params::from_job(&cfg.job(a));
+    let want = upstream_fill(&pr, a);
+    let got = twin::fill(&cfg.job(a));
+    let scalar = twin::fill_anchors_scalar(&pr, a);
+    let bad = [("fill", &got), ("scalar fill", &scalar)].into_iter().find(|(_, g)| **g != want).map(|(name, g)| {
+        let i = (0..a.len()).find(|&i| (want.f[i], want.p[i], want.v[i], want.t[i]) != (g.f[i], g.p[i], g.v[i], g.t[i]));
+        format!(
+            "{name} differs from upstream's loop: first anchor {i:?}; counters (visited, breaks, rescued) {:?} vs {:?}",
+            (want.n_visited, want.n_breaks, want.n_rescued), (g.n_visited, g.n_breaks, g.n_rescued)
+        )
+    });
+    (got, bad)
+}
+
 #[derive(Default)]
 struct Stats {
     cases: AtomicU64,
@@ -79,8 +171,7 @@ struct Stats {
 }
 
 impl Stats {
-    fn add(&self, cfg: &Cfg, a: &[Anchor], out: &Out) {
-        let fl = twin::fill(&cfg.job(a));
+    fn add(&self, a: &[Anchor], out: &Out, fl: &twin::Fill) {
         self.cases.fetch_add(1, Relaxed);
         self.chained.fetch_add((!out.0.is_empty()) as u64, Relaxed);
         self.chains.fetch_add(out.0.len() as u64, Relaxed);
@@ -116,7 +207,8 @@ fn diff(want: &Out, got: &Out) -> String {
     format!("anchors differ: oracle {} twin {}; first at {i}: {:x?} vs {:x?}", want.1.len(), got.1.len(), want.1.get(i), got.1.get(i))
 }
 
-/// Runs every (cfg, anchors) of `cases` through both; returns the mismatches' descriptions.
+/// Runs every (cfg, anchors) of `cases` through both, and the twin's fill paths through [`fill_check`]; returns
+/// the mismatches' descriptions.
 fn compare_all<I>(name: &str, cases: I, stats: &Stats) -> Vec<String>
 where
     I: IndexedParallelIterator<Item = (String, Cfg, Vec<Anchor>)>,
@@ -125,10 +217,13 @@ where
     cases.for_each(|(label, cfg, a)| {
         let want = oracle(&cfg, &a);
         let got = twin_out(&cfg, &a);
+        let (fl, fill_bad) = fill_check(&cfg, &a);
         if want != got {
             bad.lock().unwrap().push(format!("{name} {label} ({} anchors, {cfg:?}): {}", a.len(), diff(&want, &got)));
+        } else if let Some(d) = fill_bad {
+            bad.lock().unwrap().push(format!("{name} {label} ({} anchors, {cfg:?}): {d}", a.len()));
         }
-        stats.add(&cfg, &a, &want);
+        stats.add(&a, &want, &fl);
     });
     let mut bad = bad.into_inner().unwrap();
     bad.sort();
@@ -329,6 +424,145 @@ fn fill_is_consistent() {
             }
         }
     }
+}
+
+/// Parameters for [`comput_sc_x8_lanes`]: the presets' (after mg_lchain_dp's clamping), or wild ones as
+/// comput_sc would take them (any int, NaN and infinite gap costs).
+fn wild_params(rng: &mut Rng) -> twin::Params {
+    if rng.chance(0.5) {
+        let (_, cfg, _) = preset_cfg(PRESETS[rng.below(PRESETS.len() as u64) as usize], rng);
+        return twin::Params::from_job(&cfg.job(&[]));
+    }
+    let int = |rng: &mut Rng| -> i32 {
+        match rng.below(4) {
+            0 => [i32::MIN, -1, 0, 1, 2, 10, 100, 500, 800, 2000, 5000, 10_000, 200_000, 1 << 30, i32::MAX - 1, i32::MAX]
+                [rng.below(16) as usize],
+            1 => rng.next_u64() as i32,
+            _ => {
+                let hi = [500, 5000, 200_000][rng.below(3) as usize];
+                rng.range(0, hi) as i32
+            }
+        }
+    };
+    let pen_of = |rng: &mut Rng| -> f32 {
+        match rng.below(6) {
+            0 => [0.0f32, -0.0, 1.0, 0.5, 1e6, 3.4e38, f32::INFINITY, -1.0, f32::NAN, f32::MIN_POSITIVE][rng.below(10) as usize],
+            1 => f32::from_bits(rng.next_u64() as u32),
+            2 => (rng.below(1 << 24) as f32) / (1 << 20) as f32,
+            _ => pen([0.0f32, 0.1, 0.8, 1.0, 2.5, 5.0][rng.below(6) as usize], rng.range(5, 28) as i32),
+        }
+    };
+    twin::Params {
+        max_dist_x: int(rng),
+        max_dist_y: int(rng),
+        bw: int(rng),
+        max_skip: 25,
+        max_iter: 5000,
+        min_cnt: 3,
+        min_sc: 40,
+        chn_pen_gap: pen_of(rng),
+        chn_pen_skip: if rng.chance(0.5) { 0.0 } else { pen_of(rng) },
+        is_cdna: rng.chance(0.3),
+        n_seg: [1, 1, 2, 3][rng.below(4) as usize],
+        max_drop: 500,
+    }
+}
+
+/// A predecessor of `ai` for [`comput_sc_x8_lanes`]: random, or at chosen differences `dq` (query) and `dr`
+/// (target) near every limit comput_sc tests, with the bits it must ignore set at random.
+fn wild_pred(rng: &mut Rng, ai: &Anchor, pr: &twin::Params) -> Anchor {
+    if rng.chance(0.1) {
+        return Anchor { x: rng.next_u64(), y: rng.next_u64() };
+    }
+    let near = |rng: &mut Rng, v: i32| v.wrapping_add(rng.range(-2, 2) as i32);
+    let extreme = |rng: &mut Rng| [i32::MIN, i32::MAX][rng.below(2) as usize];
+    let dq = match rng.below(8) {
+        0 => near(rng, pr.max_dist_x),
+        1 => near(rng, pr.max_dist_y),
+        2 => near(rng, 0),
+        3 => {
+            let v = extreme(rng);
+            near(rng, v)
+        }
+        4 => rng.next_u64() as i32,
+        _ => rng.range(1, pr.max_dist_x.min(pr.max_dist_y).clamp(1, 1 << 24) as i64) as i32,
+    };
+    let dd = match rng.below(6) {
+        0 => near(rng, pr.bw),
+        1 => near(rng, 0),
+        // mg_log2 and the float penalty over the whole int range, powers of two and their neighbours
+        2 => {
+            let v = 1i32.wrapping_shl(rng.below(32) as u32);
+            near(rng, v)
+        }
+        3 => rng.next_u64() as i32,
+        _ => rng.range(0, 2000) as i32,
+    };
+    let dr = match rng.below(8) {
+        0 => 0,
+        1 => dq,
+        2 => near(rng, pr.max_dist_y),
+        3 => {
+            let v = extreme(rng);
+            near(rng, v)
+        }
+        4 => rng.next_u64() as i32,
+        5 => dq.wrapping_sub(dd),
+        _ => dq.wrapping_add(dd),
+    };
+    let seg = if rng.chance(0.7) { ai.y >> 48 & 0xff } else { rng.below(256) };
+    let span = [0, 1, 15, 19, 255, rng.below(256)][rng.below(6) as usize];
+    // the high words of x (strand, target) and y's flags and top byte are comput_sc's to ignore
+    let x = rng.next_u64() & !0xffff_ffff | (ai.x as u32).wrapping_sub(dr as u32) as u64;
+    let y = rng.next_u64() & (0xff << 56 | 0xff << 40) | seg << 48 | span << 32 | (ai.y as u32).wrapping_sub(dq as u32) as u64;
+    Anchor { x, y }
+}
+
+/// `comput_sc_x8` (the eight AVX2 lanes fill_anchors scores with, where the CPU has AVX2) against comput_sc
+/// lane by lane on `CHAIN_X8_BLOCKS` blocks (default 2M): random pairs and adversarial ones (wrapping
+/// differences at INT_MIN/INT_MAX, dq at max_dist_x and max_dist_y, dd at bw, dd over the whole int range for
+/// mg_log2, penalties beyond INT32_MAX that cvttss2si turns into INT32_MIN, NaN and infinite gap costs, other
+/// segments, spans 0 and 255).
+#[test]
+fn comput_sc_x8_lanes() {
+    let n = env_u64("CHAIN_X8_BLOCKS", 2_000_000);
+    let avx2 = cfg!(target_arch = "x86_64") && {
+        #[cfg(target_arch = "x86_64")]
+        let has = std::arch::is_x86_feature_detected!("avx2");
+        #[cfg(not(target_arch = "x86_64"))]
+        let has = false;
+        has
+    };
+    let (allowed, int_min, bad) = (AtomicU64::new(0), AtomicU64::new(0), Mutex::new(Vec::new()));
+    (0..n.div_ceil(1000)).into_par_iter().for_each(|c| {
+        let mut rng = Rng::new(0x5c_0e8 ^ c);
+        let pr = wild_params(&mut rng);
+        for _ in 0..1000 {
+            let ai = Anchor { x: rng.next_u64(), y: rng.next_u64() };
+            let aj: [Anchor; 8] = std::array::from_fn(|_| wild_pred(&mut rng, &ai, &pr));
+            let got = twin::comput_sc_x8(&ai, &aj, &pr);
+            for k in 0..8 {
+                let want = twin::comput_sc(&ai, &aj[k], &pr);
+                if got[k] != want {
+                    bad.lock().unwrap().push(format!("ai {ai:x?} aj {:x?} {pr:?}: lane {k}: {} vs {want}", aj[k], got[k]));
+                }
+                allowed.fetch_add((want != i32::MIN) as u64, Relaxed);
+                // a saturated penalty: sc - INT32_MIN wraps to sc + 2^31 (or comput_sc's "not allowed" itself)
+                int_min.fetch_add((want != i32::MIN && want as i64 - (aj[k].y >> 32 & 0xff) as i64 > 1 << 30) as u64, Relaxed);
+            }
+        }
+    });
+    let bad = bad.into_inner().unwrap();
+    let (allowed, int_min) = (allowed.load(Relaxed), int_min.load(Relaxed));
+    eprintln!(
+        "comput_sc_x8_lanes: {} blocks of 8 ({}), {allowed} pairs allowed, {int_min} with a saturated penalty; {} mismatches",
+        n.div_ceil(1000) * 1000, if avx2 { "AVX2 lanes" } else { "no AVX2: the scalar fallback" }, bad.len()
+    );
+    for b in bad.iter().take(10) {
+        eprintln!("  {b}");
+    }
+    assert!(bad.is_empty(), "comput_sc_x8_lanes: {} lanes differ from comput_sc", bad.len());
+    assert!(allowed * 4 > n * 8 && int_min * 1000 > n * 8, "the blocks miss the paths they are for");
 }
 
 /// Single-thread time of twin and oracle on a few big sets (printed; no assertion on speed).
