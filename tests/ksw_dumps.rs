@@ -1,4 +1,4 @@
-//! Replay of real ksw workloads: the patched minimap2 (target/tools/minimap2, `make tools`) runs on real
+//! Replay of real ksw workloads: the patched minimap2 (`$TOOLS/minimap2`, default target/tools, `make tools`) runs on real
 //! data with `WARPALIGN_DUMP` (src/ksw/dump.rs) and `WARPALIGN_BACKEND=cpu`; every dumped call is then run
 //! again through the engine's CPU batch path (the Rust twins for extd2/exts2, the oracle glue for extz2),
 //! through the upstream oracle directly, and (extd2, when a GPU works) through the GPU path; every output
@@ -110,11 +110,14 @@ fn have_python() -> bool {
 
 #[test]
 fn replay_real_minimap2_dumps() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mm2 = root.join("target/tools/minimap2");
+    // the build's tree, or the working directory where the tests were carried without it (tests/device)
+    let built = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = if built.exists() { built.to_path_buf() } else { std::env::current_dir().unwrap() };
+    let tools = std::env::var_os("TOOLS").map(PathBuf::from).unwrap_or_else(|| root.join("target/tools"));
+    let mm2 = tools.join("minimap2");
     let data = std::env::var_os("WARPALIGN_DATA").map(PathBuf::from).unwrap_or_else(|| root.join("../shared/data"));
     if !mm2.exists() {
-        println!("skipped: {} not found (make tools)", mm2.display());
+        println!("skipped: {} not found (make tools, or set TOOLS)", mm2.display());
         return;
     }
     let bin = std::fs::read(&mm2).unwrap();
