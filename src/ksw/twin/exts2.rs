@@ -58,13 +58,14 @@ fn core<const MODE: u8>(d: &mut Diff, s: &[u8], p: &mut [u8], st: usize, en: usi
     d.x[PAD + st - 1] = x1;
     d.x2[PAD + st - 1] = x21;
     d.v[PAD + st - 1] = v1;
-    let n = en + 1 - st;
-    let nblk = n / 16;
+    let nblk = (en + 1 - st) / 16;
+    // n as a multiple of 16 lets the compiler prove every block in bounds (en + 1 - st is one already)
+    let n = nblk * 16;
     // the band as local slices: cell st + i lives at [i] of the `u y don acc s` views and at [i + 1] of the
     // `x x2 v` views (which start at st - 1); keeps the array bases in registers and the bounds checks hoisted
-    let (x, x2, v) = (&mut d.x[PAD + st - 1..PAD + en + 1], &mut d.x2[PAD + st - 1..PAD + en + 1], &mut d.v[PAD + st - 1..PAD + en + 1]);
-    let (u, y) = (&mut d.u[st..en + 1], &mut d.y[st..en + 1]);
-    let (dona, acca, s) = (&d.don[st..en + 1], &d.acc[st..en + 1], &s[st..en + 1]);
+    let (x, x2, v) = (&mut d.x[PAD + st - 1..][..n + 1], &mut d.x2[PAD + st - 1..][..n + 1], &mut d.v[PAD + st - 1..][..n + 1]);
+    let (u, y) = (&mut d.u[st..][..n], &mut d.y[st..][..n]);
+    let (dona, acca, s) = (&d.don[st..][..n], &d.acc[st..][..n], &s[st..][..n]);
     let p = if MODE != 0 { &mut p[..n] } else { p };
     for bi in (0..nblk).rev() {
         let b = bi * 16;
@@ -133,6 +134,81 @@ fn core<const MODE: u8>(d: &mut Diff, s: &[u8], p: &mut [u8], st: usize, en: usi
     }
 }
 
+/// Upstream's donor test at t on `(target[t+1], target[t+2], target[t+3])`: the index into `sp`, -1 for
+/// 0 (a canonical site with the favoured flank).
+fn donor_z(fwd: bool, rev: bool, rc: bool, b0: u8, b1: u8, b2: u8) -> i32 {
+    let mut z = 3;
+    if !rc {
+        if fwd {
+            if b0 == 2 && b1 == 3 {
+                z = if b2 == 0 || b2 == 2 { -1 } else { 0 };
+            } else if b0 == 2 && b1 == 1 {
+                z = 1;
+            } else if b0 == 0 && b1 == 3 {
+                z = 2;
+            }
+        } else if rev {
+            if b0 == 1 && b1 == 3 {
+                z = if b2 == 0 || b2 == 2 { -1 } else { 0 };
+            } else if b0 == 2 && b1 == 3 {
+                z = 2;
+            }
+        }
+    } else if fwd {
+        if b0 == 2 && b1 == 0 {
+            z = if b2 == 1 || b2 == 3 { -1 } else { 0 };
+        } else if b0 == 1 && b1 == 0 {
+            z = 2;
+        }
+    } else if rev {
+        if b0 == 1 && b1 == 0 {
+            z = if b2 == 1 || b2 == 3 { -1 } else { 0 };
+        } else if b0 == 1 && b1 == 2 {
+            z = 1;
+        } else if b0 == 3 && b1 == 0 {
+            z = 2;
+        }
+    }
+    z
+}
+
+/// Upstream's acceptor test at t on `(target[t-2], target[t-1], target[t])`, as [`donor_z`].
+fn acceptor_z(fwd: bool, rev: bool, rc: bool, a0: u8, a1: u8, a2: u8) -> i32 {
+    let mut z = 3;
+    if !rc {
+        if fwd {
+            if a1 == 0 && a2 == 2 {
+                z = if a0 == 1 || a0 == 3 { -1 } else { 0 };
+            } else if a1 == 0 && a2 == 1 {
+                z = 2;
+            }
+        } else if rev {
+            if a1 == 0 && a2 == 1 {
+                z = if a0 == 1 || a0 == 3 { -1 } else { 0 };
+            } else if a1 == 2 && a2 == 1 {
+                z = 1;
+            } else if a1 == 0 && a2 == 3 {
+                z = 2;
+            }
+        }
+    } else if fwd {
+        if a1 == 3 && a2 == 2 {
+            z = if a0 == 0 || a0 == 2 { -1 } else { 0 };
+        } else if a1 == 1 && a2 == 2 {
+            z = 1;
+        } else if a1 == 3 && a2 == 0 {
+            z = 2;
+        }
+    } else if rev {
+        if a1 == 3 && a2 == 1 {
+            z = if a0 == 0 || a0 == 2 { -1 } else { 0 };
+        } else if a1 == 3 && a2 == 2 {
+            z = 2;
+        }
+    }
+    z
+}
+
 /// The donor and acceptor signal arrays (ksw2_exts2_sse.c, "set the donor and acceptor arrays" and the junc
 /// adjustments), int8 with wrap-around, `tt16` entries each.
 fn splice_signals(flag: i32, target: &[u8], junc: Option<&[u8]>, noncan: i8, junc_bonus: i8, junc_pen: i8, tt16: usize) -> (Vec<i8>, Vec<i8>) {
@@ -158,85 +234,26 @@ fn splice_signals(flag: i32, target: &[u8], junc: Option<&[u8]>, noncan: i8, jun
         }
         don.fill((-sp[3]) as i8);
         acc.fill((-sp[3]) as i8);
+        // each signal depends on three consecutive target bases only, and values above 3 compare like 4:
+        // upstream's tests are evaluated once per window into a 125-entry table
         let val = |z: i32| -> i8 { if z < 0 { 0 } else { (-sp[z as usize]) as i8 } };
-        let tg = |i: i32| target[i as usize];
-        if !rc {
-            for t in 0..tlen - 4 {
-                let mut z = 3;
-                if fwd {
-                    if tg(t + 1) == 2 && tg(t + 2) == 3 {
-                        z = if tg(t + 3) == 0 || tg(t + 3) == 2 { -1 } else { 0 };
-                    } else if tg(t + 1) == 2 && tg(t + 2) == 1 {
-                        z = 1;
-                    } else if tg(t + 1) == 0 && tg(t + 2) == 3 {
-                        z = 2;
-                    }
-                } else if rev {
-                    if tg(t + 1) == 1 && tg(t + 2) == 3 {
-                        z = if tg(t + 3) == 0 || tg(t + 3) == 2 { -1 } else { 0 };
-                    } else if tg(t + 1) == 2 && tg(t + 2) == 3 {
-                        z = 2;
-                    }
-                }
-                don[t as usize] = val(z);
+        let (mut dtab, mut atab) = ([0i8; 125], [0i8; 125]);
+        for w in 0..125 {
+            let (b0, b1, b2) = ((w / 25) as u8, (w / 5 % 5) as u8, (w % 5) as u8);
+            dtab[w] = val(donor_z(fwd, rev, rc, b0, b1, b2));
+            atab[w] = val(acceptor_z(fwd, rev, rc, b0, b1, b2));
+        }
+        let win = |w: &[u8]| w[0].min(4) as usize * 25 + w[1].min(4) as usize * 5 + w[2].min(4) as usize;
+        if tlen > 4 {
+            // don[t] from target[t+1..t+4], t < tlen - 4
+            for (d, w) in don.iter_mut().zip(target[1..tlen as usize - 1].windows(3)) {
+                *d = dtab[win(w)];
             }
-            for t in 2..tlen {
-                let mut z = 3;
-                if fwd {
-                    if tg(t - 1) == 0 && tg(t) == 2 {
-                        z = if tg(t - 2) == 1 || tg(t - 2) == 3 { -1 } else { 0 };
-                    } else if tg(t - 1) == 0 && tg(t) == 1 {
-                        z = 2;
-                    }
-                } else if rev {
-                    if tg(t - 1) == 0 && tg(t) == 1 {
-                        z = if tg(t - 2) == 1 || tg(t - 2) == 3 { -1 } else { 0 };
-                    } else if tg(t - 1) == 2 && tg(t) == 1 {
-                        z = 1;
-                    } else if tg(t - 1) == 0 && tg(t) == 3 {
-                        z = 2;
-                    }
-                }
-                acc[t as usize] = val(z);
-            }
-        } else {
-            for t in 0..tlen - 4 {
-                let mut z = 3;
-                if fwd {
-                    if tg(t + 1) == 2 && tg(t + 2) == 0 {
-                        z = if tg(t + 3) == 1 || tg(t + 3) == 3 { -1 } else { 0 };
-                    } else if tg(t + 1) == 1 && tg(t + 2) == 0 {
-                        z = 2;
-                    }
-                } else if rev {
-                    if tg(t + 1) == 1 && tg(t + 2) == 0 {
-                        z = if tg(t + 3) == 1 || tg(t + 3) == 3 { -1 } else { 0 };
-                    } else if tg(t + 1) == 1 && tg(t + 2) == 2 {
-                        z = 1;
-                    } else if tg(t + 1) == 3 && tg(t + 2) == 0 {
-                        z = 2;
-                    }
-                }
-                don[t as usize] = val(z);
-            }
-            for t in 2..tlen {
-                let mut z = 3;
-                if fwd {
-                    if tg(t - 1) == 3 && tg(t) == 2 {
-                        z = if tg(t - 2) == 0 || tg(t - 2) == 2 { -1 } else { 0 };
-                    } else if tg(t - 1) == 1 && tg(t) == 2 {
-                        z = 1;
-                    } else if tg(t - 1) == 3 && tg(t) == 0 {
-                        z = 2;
-                    }
-                } else if rev {
-                    if tg(t - 1) == 3 && tg(t) == 1 {
-                        z = if tg(t - 2) == 0 || tg(t - 2) == 2 { -1 } else { 0 };
-                    } else if tg(t - 1) == 3 && tg(t) == 2 {
-                        z = 2;
-                    }
-                }
-                acc[t as usize] = val(z);
+        }
+        if tlen > 2 {
+            // acc[t] from target[t-2..t+1], t >= 2
+            for (a, w) in acc[2..].iter_mut().zip(target.windows(3)) {
+                *a = atab[win(w)];
             }
         }
     }
