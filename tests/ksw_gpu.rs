@@ -77,15 +77,15 @@ fn start_gpu() -> Option<GpuRuntime> {
 }
 
 #[test]
-fn ksw_extd2_kernel_compiles_for_sm90() {
+fn ksw_kernels_compile_for_sm90() {
     if !gpu::nvrtc_present() {
         println!("skipped: NVRTC not found (pip install nvidia-cuda-nvrtc and put its lib on LD_LIBRARY_PATH)");
         return;
     }
-    let src = KERNELS.iter().find(|(n, _)| *n == "ksw_extd2").expect("ksw_extd2 in KERNELS").1;
-    let ptx = gpu::compile("ksw_extd2", src, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+    let src = KERNELS.iter().find(|(n, _)| *n == "ksw").expect("ksw in KERNELS").1;
+    let ptx = gpu::compile("ksw", src, "sm_90").unwrap_or_else(|e| panic!("{e}"));
     assert!(ptx.contains(".target sm_90"));
-    for f in ["ksw_extd2_dp", "ksw_extd2_bt", "ksw_extd2_pack"] {
+    for f in ["ksw_extd2_dp", "ksw_extd2_dp_g", "ksw_exts2_dp", "ksw_exts2_dp_g", "ksw_bt", "ksw_pack"] {
         assert!(ptx.contains(f), "PTX lacks {f}");
     }
 }

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 /// The CUDA sources of every kernel, by module name, compiled at run time for the device's architecture.
 pub const KERNELS: &[(&str, &str)] = &[
     ("pack", include_str!("../../kernels/pack.cu")),
-    ("ksw_extd2", include_str!("../../kernels/ksw_extd2.cu")),
+    ("ksw", include_str!("../../kernels/ksw.cu")),
     ("chain_dp", include_str!("../../kernels/chain_dp.cu")),
     ("ydrop_one_sided", include_str!("../../kernels/ydrop_one_sided.cu")),
 ];

@@ -344,7 +344,9 @@ impl KswCache {
         }
         let c = &self.counters;
         run_kind(c, &mut results, extd2, |js, out| if split { self.extd2_split(engine, js, out) } else { self.extd2_alone(engine, js, out) })?;
-        run_kind(c, &mut results, exts2, |js, out| super::exts2_batch(engine, js, out).map(|_| (0, js.len())))?;
+        run_kind(c, &mut results, exts2, |js, out| {
+            super::exts2_run(engine, js, out).map(|b| if b == Backend::Gpu { (js.len(), 0) } else { (0, js.len()) })
+        })?;
         run_kind(c, &mut results, extz2, |js, out| super::extz2_batch(engine, js, out).map(|_| (0, js.len())))?;
         drop(jobs); // they point into the keys
         let n = keys.len();

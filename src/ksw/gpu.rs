@@ -1,15 +1,17 @@
-//! `ksw_extd2_sse` batches on the GPU (kernels/ksw_extd2.cu), bit-exact with the twin (`twin::extd2`).
+//! `ksw_extd2_sse` and `ksw_exts2_sse` batches on the GPU (kernels/ksw.cu), bit-exact with the twins
+//! (`twin::extd2`, `twin::exts2`).
 //!
 //! Per job the host computes the derived constants exactly as the twin does (gap swap, long_thres,
-//! long_diff, sc_N, band width, traceback row size) and builds the s/sf/qr image of the C allocation. The
-//! kernel `ksw_extd2_dp` runs one thread block per job with the band window in shared memory (`W` cells, a
-//! power of two over the widest band; `ksw_extd2_dp_g` keeps it in global memory when it does not fit);
-//! `ksw_extd2_bt` backtracks one job per thread over the traceback bytes kept in GPU memory, `ksw_extd2_pack`
-//! compacts the CIGARs. Jobs are grouped by window size; each group runs on its own stream and host thread
+//! long_diff, sc_N, band width, traceback row size) and builds the s/sf/qr image of the C allocation (for
+//! exts2 followed by the donor and acceptor signals). The kernel `ksw_extd2_dp` (`ksw_exts2_dp`) runs one
+//! thread block per job with the band window in shared memory (`W` cells, a power of two over the widest
+//! band; the `_g` kernels keep it in global memory when it does not fit); `ksw_bt` backtracks one job per
+//! thread over the traceback bytes kept in GPU memory, `ksw_pack` compacts the CIGARs. Jobs are grouped by window size; each group runs on its own stream and host thread
 //! (wide jobs with 1024 threads per block, narrow ones with fewer, so that several share a multiprocessor),
 //! largest jobs first, so that the groups overlap. Jobs the kernel does not take (degenerate sizes and the
-//! early return, which the twin answers at once; `m > 16`; GENERIC_SC with a base code `>= m`; a job larger
-//! than the memory budget) run on the twin, on the CPU, while the GPU works.
+//! early return, which the twin answers at once; `m > 16`; GENERIC_SC with a base code `>= m`; exts2 with
+//! `e <= 0` or both splice strands, where upstream divides by zero or asserts; a job larger than the
+//! memory budget) run on the twin, on the CPU, while the GPU works.
 //!
 //! `WARPALIGN_KSW_GPU_THREADS` caps the block size (32..=1024, multiple of 32; default 1024);
 //! `WARPALIGN_KSW_GPU_CELLS` sets the window cells per thread (4..=64, power of two; default 8);
@@ -18,30 +20,32 @@
 //! `WARPALIGN_GPU_HOST_THREADS` sets the threads that pack inputs and unpack results (default: a quarter
 //! of the cores, at least 2).
 
-use super::{flag, twin, KswExtd2Job, KswResult};
+use super::{flag, twin, KswExtd2Job, KswExts2Job, KswResult};
 use crate::gpu::GpuRuntime;
 use cudarc::driver::{CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 use rayon::prelude::*;
 
-const NP: usize = 21;
+const NP: usize = 23;
 const NO: usize = 4;
 const NR: usize = 12;
-const MODULE_NAME: &str = "ksw_extd2";
+const MODULE_NAME: &str = "ksw";
 
 struct Kernels {
     dp: CudaFunction,
     dp_g: CudaFunction,
     bt: CudaFunction,
     pack: CudaFunction,
-    /// Dynamic shared memory one `ksw_extd2_dp` block may take.
+    /// Dynamic shared memory one `dp` block may take.
     smem_max: usize,
 }
 
-fn kernels(rt: &GpuRuntime) -> Result<Kernels, String> {
+/// The kernels of one kind: `ksw_extd2_dp(_g)` or `ksw_exts2_dp(_g)`, and the shared backtrack and pack.
+fn kernels(rt: &GpuRuntime, splice: bool) -> Result<Kernels, String> {
     let module = rt.module(MODULE_NAME)?;
     let f = |n: &str| module.load_function(n).map_err(|e| format!("loading {n}: {e:?}"));
-    let dp = f("ksw_extd2_dp")?;
+    let kind = if splice { "exts2" } else { "extd2" };
+    let dp = f(&format!("ksw_{kind}_dp"))?;
     let optin = rt
         .context()
         .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
@@ -50,7 +54,65 @@ fn kernels(rt: &GpuRuntime) -> Result<Kernels, String> {
     let smem_max = (optin - stat).max(0) as usize;
     dp.set_attribute(cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem_max as i32)
         .map_err(|e| format!("kernel attribute: {e:?}"))?;
-    Ok(Kernels { dp, dp_g: f("ksw_extd2_dp_g")?, bt: f("ksw_extd2_bt")?, pack: f("ksw_extd2_pack")?, smem_max })
+    Ok(Kernels { dp, dp_g: f(&format!("ksw_{kind}_dp_g"))?, bt: f("ksw_bt")?, pack: f("ksw_pack")?, smem_max })
+}
+
+/// A ksw call the kernels take (extd2 or exts2).
+trait GpuJob: Sync {
+    const SPLICE: bool;
+    /// The kernel's parameters, or None when the twin takes the job.
+    fn prepare(&self, idx: usize, budget: usize, smem_max: usize) -> Option<Prep>;
+    /// (query, target, mat); the caller guarantees the pointers cover qlen, tlen and m*m elements.
+    fn parts(&self) -> (&[u8], &[u8], &[i8]);
+    /// Writes the image beyond s/sf/qr (exts2: the splice signals).
+    fn fill_extra(&self, _img: &mut [u8], _p: &Prep) {}
+    fn twin(&self, out: &mut KswResult);
+}
+
+/// The job's sequences and matrix as slices (lengths as given; the caller guarantees them).
+fn parts_of<'a>(qlen: i32, query: *const u8, tlen: i32, target: *const u8, m: i8, mat: *const i8) -> (&'a [u8], &'a [u8], &'a [i8]) {
+    let sl = |p: *const u8, n: i32| if n > 0 { unsafe { std::slice::from_raw_parts(p, n as usize) } } else { &[][..] };
+    let mm = (m.max(0) as usize).pow(2);
+    (sl(query, qlen), sl(target, tlen), if mm > 0 { unsafe { std::slice::from_raw_parts(mat, mm) } } else { &[][..] })
+}
+
+impl GpuJob for KswExtd2Job {
+    const SPLICE: bool = false;
+    fn prepare(&self, idx: usize, budget: usize, smem_max: usize) -> Option<Prep> {
+        prepare(idx, self, budget, smem_max)
+    }
+    fn parts(&self) -> (&[u8], &[u8], &[i8]) {
+        parts_of(self.qlen, self.query, self.tlen, self.target, self.m, self.mat)
+    }
+    fn twin(&self, out: &mut KswResult) {
+        twin::extd2(self, out)
+    }
+}
+
+impl GpuJob for KswExts2Job {
+    const SPLICE: bool = true;
+    fn prepare(&self, idx: usize, budget: usize, smem_max: usize) -> Option<Prep> {
+        prepare_exts2(idx, self, budget, smem_max)
+    }
+    fn parts(&self) -> (&[u8], &[u8], &[i8]) {
+        parts_of(self.qlen, self.query, self.tlen, self.target, self.m, self.mat)
+    }
+    fn fill_extra(&self, img: &mut [u8], p: &Prep) {
+        let (_, target, _) = self.parts();
+        // SAFETY: the caller guarantees junc, when not null, covers tlen bytes.
+        let junc = (!self.junc.is_null()).then(|| unsafe { std::slice::from_raw_parts(self.junc, self.tlen as usize) });
+        let (don, acc) = twin::splice_signals(self.flag, target, junc, self.noncan, self.junc_bonus, self.junc_pen, p.tt16);
+        let sig = p.par[22] as usize;
+        for (d, s) in img[sig..sig + p.tt16].iter_mut().zip(don) {
+            *d = s as u8;
+        }
+        for (d, s) in img[sig + p.tt16..sig + 2 * p.tt16].iter_mut().zip(acc) {
+            *d = s as u8;
+        }
+    }
+    fn twin(&self, out: &mut KswResult) {
+        twin::exts2(self, out)
+    }
 }
 
 /// A job prepared for the kernel.
@@ -61,7 +123,7 @@ struct Prep {
     img_bytes: usize,
     p_bytes: usize,
     cig_cap: usize,
-    /// Whether the band window is in global memory (`ksw_extd2_dp_g`).
+    /// Whether the band window is in global memory (the `_g` kernels).
     global: bool,
 }
 
@@ -88,21 +150,16 @@ fn win_bytes(w: usize, exact: bool) -> usize {
     w * if exact { 14 } else { 10 }
 }
 
-/// The kernel's parameters for `job`, or None when the twin takes it.
+/// The kernel's parameters for an extd2 job, or None when the twin takes it.
 fn prepare(idx: usize, job: &KswExtd2Job, budget: usize, smem_max: usize) -> Option<Prep> {
     let (qlen, tlen, m) = (job.qlen, job.tlen, job.m as i32);
     if m <= 1 || m > 16 || qlen <= 0 || tlen <= 0 || qlen as i64 + tlen as i64 >= 1 << 27 {
         return None;
     }
-    // SAFETY: the caller guarantees the job's pointers cover qlen, tlen and m*m elements.
-    let mat = unsafe { std::slice::from_raw_parts(job.mat, (m * m) as usize) };
+    let (query, target, mat) = job.parts();
     let flag_ = job.flag;
-    if flag_ & flag::GENERIC_SC != 0 {
-        let (query, target) =
-            unsafe { (std::slice::from_raw_parts(job.query, qlen as usize), std::slice::from_raw_parts(job.target, tlen as usize)) };
-        if query.iter().chain(target.iter()).any(|&c| c as i32 >= m) {
-            return None;
-        }
+    if flag_ & flag::GENERIC_SC != 0 && query.iter().chain(target.iter()).any(|&c| c as i32 >= m) {
+        return None;
     }
     let (mut q, mut e, mut q2, mut e2) = (job.q, job.e, job.q2, job.e2);
     let qe_h = q as i32 + e as i32;
@@ -116,10 +173,6 @@ fn prepare(idx: usize, job: &KswExtd2Job, budget: usize, smem_max: usize) -> Opt
     if w < 0 {
         w = tlen.max(qlen);
     }
-    let tlen_ = (tlen + 15) / 16;
-    let mut n_col_ = qlen.min(tlen);
-    n_col_ = (n_col_.min(w + 1) + 15) / 16 + 1;
-    let qlen_ = (qlen + 15) / 16;
     let min_sc = mat[1..].iter().map(|&v| v as i32).min().unwrap_or(mat[1] as i32);
     if -min_sc > 2 * (qi + ei) {
         return None; // the twin returns at once
@@ -129,30 +182,100 @@ fn prepare(idx: usize, job: &KswExtd2Job, budget: usize, smem_max: usize) -> Opt
         long_thres += 1;
     }
     let long_diff = long_thres * (ei - e2i) - (q2i - qi) - e2i;
+    let g = Gaps { q: qi, e: ei, q2: q2i, e2: e2i, qe_h, long_thres, long_diff, min_intron_len: 0 };
+    finish_prep(idx, qlen, tlen, m, mat, w, job.zdrop, job.end_bonus, flag_, sc_n, g, false, budget, smem_max)
+}
+
+/// Gap parameters as the kernel takes them.
+struct Gaps {
+    q: i32,
+    e: i32,
+    q2: i32,
+    e2: i32,
+    qe_h: i32,
+    long_thres: i32,
+    long_diff: i32,
+    min_intron_len: i32,
+}
+
+/// The kernel's parameters for an exts2 job, or None when the twin takes it.
+fn prepare_exts2(idx: usize, job: &KswExts2Job, budget: usize, smem_max: usize) -> Option<Prep> {
+    let (qlen, tlen, m) = (job.qlen, job.tlen, job.m as i32);
+    if m <= 1 || m > 16 || qlen <= 0 || tlen <= 0 || qlen as i64 + tlen as i64 >= 1 << 27 {
+        return None;
+    }
+    let (query, target, mat) = job.parts();
+    let flag_ = job.flag;
+    if flag_ & flag::GENERIC_SC != 0 && query.iter().chain(target.iter()).any(|&c| c as i32 >= m) {
+        return None;
+    }
+    let (qi, ei, q2i) = (job.q as i32, job.e as i32, job.q2 as i32);
+    // the twin's early return; e <= 0 and both strands are upstream's division by zero and assert
+    if q2i <= qi + ei || ei <= 0 || (flag_ & flag::SPLICE_FOR != 0 && flag_ & flag::SPLICE_REV != 0) {
+        return None;
+    }
+    let min_sc = mat[1..].iter().map(|&v| v as i32).min().unwrap_or(mat[1] as i32);
+    if -min_sc > 2 * (qi + ei) {
+        return None;
+    }
+    let mut long_thres = (q2i - qi) / ei - 1;
+    if q2i > qi + ei + long_thres * ei {
+        long_thres += 1;
+    }
+    let long_diff = long_thres * ei - (q2i - qi);
+    let sc_n: i8 = if mat[(m * m - 1) as usize] == 0 { (-ei) as i8 } else { mat[(m * m - 1) as usize] };
+    // no band: w >= qlen + tlen makes the kernel's band test a no-op
+    let g = Gaps { q: qi, e: ei, q2: q2i, e2: 0, qe_h: qi + ei, long_thres, long_diff, min_intron_len: long_thres };
+    finish_prep(idx, qlen, tlen, m, mat, qlen + tlen, job.zdrop, job.end_bonus, flag_, sc_n, g, true, budget, smem_max)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish_prep(
+    idx: usize,
+    qlen: i32,
+    tlen: i32,
+    m: i32,
+    mat: &[i8],
+    w: i32,
+    zdrop: i32,
+    end_bonus: i32,
+    flag_: i32,
+    sc_n: i8,
+    g: Gaps,
+    splice: bool,
+    budget: usize,
+    smem_max: usize,
+) -> Option<Prep> {
+    let tlen_ = (tlen + 15) / 16;
+    let n_col_ = (qlen.min(tlen).min(w + 1) + 15) / 16 + 1;
+    let qlen_ = (qlen + 15) / 16;
     let tt16 = (tlen_ * 16) as usize;
     let row_bytes = n_col_ as usize * 16;
     let with_cigar = flag_ & flag::SCORE_ONLY == 0;
     let n_row = (qlen + tlen - 1) as usize;
     let p_bytes = if with_cigar { n_row * row_bytes } else { 0 };
     let cig_cap = if with_cigar { (qlen + tlen + 2) as usize } else { 0 };
+    // s, sf, qr (16 bytes past qr: the kernel reads the query as aligned words), then exts2's signals
+    let sig = 2 * tt16 + qlen_ as usize * 16 + 32;
+    let img_bytes = if splice { sig + 2 * tt16 } else { sig };
     let mut par = [0i32; NP];
     par[0] = qlen;
     par[1] = tlen;
     par[2] = m;
     // par[3]: mat offset, set at packing
-    par[4] = qi;
-    par[5] = ei;
-    par[6] = q2i;
-    par[7] = e2i;
-    par[8] = qe_h;
+    par[4] = g.q;
+    par[5] = g.e;
+    par[6] = g.q2;
+    par[7] = g.e2;
+    par[8] = g.qe_h;
     par[9] = w;
-    par[10] = job.zdrop;
-    par[11] = job.end_bonus;
+    par[10] = zdrop;
+    par[11] = end_bonus;
     par[12] = flag_;
     par[13] = row_bytes as i32;
     par[14] = tt16 as i32;
-    par[15] = long_thres;
-    par[16] = long_diff;
+    par[15] = g.long_thres;
+    par[16] = g.long_diff;
     par[17] = mat[0] as i32;
     par[18] = mat[1] as i32;
     par[19] = sc_n as i32;
@@ -160,9 +283,10 @@ fn prepare(idx: usize, job: &KswExtd2Job, budget: usize, smem_max: usize) -> Opt
     let band = (w as i64 + 1).min(qlen as i64).min(tlen as i64) as usize;
     let win = (band + 64).next_power_of_two();
     par[20] = win as i32;
+    par[21] = g.min_intron_len;
+    par[22] = sig as i32;
     let global = win_bytes(win, flag_ & flag::APPROX_MAX == 0) > smem_max;
-    // 16 bytes past qr: the kernel reads the query as aligned words
-    let p = Prep { idx, par, tt16, img_bytes: 2 * tt16 + qlen_ as usize * 16 + 32, p_bytes, cig_cap, global };
+    let p = Prep { idx, par, tt16, img_bytes, p_bytes, cig_cap, global };
     if p.dev_bytes() > budget {
         return None;
     }
@@ -198,6 +322,15 @@ fn env_usize(name: &str) -> Option<usize> {
 /// Runs `jobs` on the GPU (and the jobs it does not take on the twin); `results[i]` is overwritten (not
 /// freed first) with job i's result, its CIGAR `malloc`ed. Bit-exact with `twin::extd2` on every field.
 pub fn extd2_batch_gpu(rt: &GpuRuntime, jobs: &[KswExtd2Job], results: &mut [KswResult]) -> Result<(), String> {
+    batch_gpu(rt, jobs, results)
+}
+
+/// As [`extd2_batch_gpu`], for `ksw_exts2_sse` jobs (bit-exact with `twin::exts2`).
+pub fn exts2_batch_gpu(rt: &GpuRuntime, jobs: &[KswExts2Job], results: &mut [KswResult]) -> Result<(), String> {
+    batch_gpu(rt, jobs, results)
+}
+
+fn batch_gpu<J: GpuJob>(rt: &GpuRuntime, jobs: &[J], results: &mut [KswResult]) -> Result<(), String> {
     if jobs.len() != results.len() {
         return Err(format!("{} jobs but {} results", jobs.len(), results.len()));
     }
@@ -211,10 +344,10 @@ pub fn extd2_batch_gpu(rt: &GpuRuntime, jobs: &[KswExtd2Job], results: &mut [Ksw
     let cap = env_usize("WARPALIGN_KSW_GPU_THREADS").filter(|t| (32..=1024).contains(t) && t % 32 == 0).unwrap_or(1024);
     let cells = env_usize("WARPALIGN_KSW_GPU_CELLS").filter(|c| (4..=64).contains(c) && c.is_power_of_two()).unwrap_or(8);
     let cfg = Cfg { cap, cells, profile: env_usize("WARPALIGN_KSW_GPU_PROFILE").is_some_and(|v| v != 0) };
-    let k = kernels(rt)?;
+    let k = kernels(rt, J::SPLICE)?;
 
     let preps: Vec<Option<Prep>> =
-        host_pool().install(|| jobs.par_iter().enumerate().map(|(i, j)| prepare(i, j, budget, k.smem_max)).collect());
+        host_pool().install(|| jobs.par_iter().enumerate().map(|(i, j)| j.prepare(i, budget, k.smem_max)).collect());
     let cpu_idx: Vec<usize> = preps.iter().enumerate().filter(|(_, p)| p.is_none()).map(|(i, _)| i).collect();
     // groups by window, each longest job first
     let mut groups: std::collections::BTreeMap<(bool, usize), Vec<Prep>> = Default::default();
@@ -232,7 +365,7 @@ pub fn extd2_batch_gpu(rt: &GpuRuntime, jobs: &[KswExtd2Job], results: &mut [Ksw
                 .par_iter()
                 .map(|&i| {
                     let mut r = KswResult::EMPTY;
-                    twin::extd2(&jobs[i], &mut r);
+                    jobs[i].twin(&mut r);
                     (i, r)
                 })
                 .collect::<Vec<_>>()
@@ -288,7 +421,7 @@ struct Cfg {
 
 /// Runs one group (same window) in launches of at most [`LAUNCH_JOBS`] jobs that fit `budget` together,
 /// [`LANES`] of them at a time, each lane on its own stream and host thread.
-fn run_group(rt: &GpuRuntime, k: &Kernels, jobs: &[KswExtd2Job], group: &[Prep], budget: usize, cfg: Cfg) -> Result<Vec<(usize, KswResult)>, String> {
+fn run_group<J: GpuJob>(rt: &GpuRuntime, k: &Kernels, jobs: &[J], group: &[Prep], budget: usize, cfg: Cfg) -> Result<Vec<(usize, KswResult)>, String> {
     let global = group[0].global;
     // the widest band fills half to all of the window
     let threads = if global { cfg.cap } else { (group[0].win() / cfg.cells).clamp(32, cfg.cap) } as u32;
@@ -310,7 +443,7 @@ fn run_group(rt: &GpuRuntime, k: &Kernels, jobs: &[KswExtd2Job], group: &[Prep],
     let failed = std::sync::atomic::AtomicBool::new(false);
     let lanes: Vec<Result<Vec<(usize, KswResult)>, String>> = std::thread::scope(|sc| {
         let lane = || -> Result<Vec<(usize, KswResult)>, String> {
-            let st = rt.context().new_stream().map_err(|e| format!("ksw_extd2 gpu stream: {e:?}"))?;
+            let st = rt.context().new_stream().map_err(|e| format!("ksw gpu stream: {e:?}"))?;
             let mut out = Vec::new();
             loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -346,10 +479,10 @@ fn run_group(rt: &GpuRuntime, k: &Kernels, jobs: &[KswExtd2Job], group: &[Prep],
 }
 
 #[allow(clippy::too_many_arguments)]
-fn run_chunk(
+fn run_chunk<J: GpuJob>(
     st: &Arc<CudaStream>,
     k: &Kernels,
-    jobs: &[KswExtd2Job],
+    jobs: &[J],
     chunk: &[Prep],
     threads: u32,
     smem: u32,
@@ -357,7 +490,8 @@ fn run_chunk(
     profile: bool,
 ) -> Result<Vec<(usize, KswResult)>, String> {
     let t0 = std::time::Instant::now();
-    let err = |what: &str, e: cudarc::driver::DriverError| format!("ksw_extd2 gpu {what}: {e:?}");
+    let kind = if J::SPLICE { "ksw_exts2" } else { "ksw_extd2" };
+    let err = |what: &str, e: cudarc::driver::DriverError| format!("{kind} gpu {what}: {e:?}");
     let n = chunk.len();
     let mut offs = Vec::with_capacity(n * NO);
     let mut par = Vec::with_capacity(n * NP);
@@ -367,9 +501,7 @@ fn run_chunk(
         offs.extend_from_slice(&[img_n as u64, ws_n as u64, p_n as u64, cig_n as u64]);
         let mut pp = p.par;
         pp[3] = mats.len() as i32;
-        let j = &jobs[p.idx];
-        // SAFETY: checked by prepare (m*m elements).
-        mats.extend_from_slice(unsafe { std::slice::from_raw_parts(j.mat, (j.m as usize) * (j.m as usize)) });
+        mats.extend_from_slice(jobs[p.idx].parts().2);
         par.extend_from_slice(&pp);
         img_n += p.img_bytes;
         if global {
@@ -390,14 +522,14 @@ fn run_chunk(
         }
         host_pool().install(|| views.into_par_iter().zip(chunk.par_iter()).for_each(|(v, p)| {
             let j = &jobs[p.idx];
-            let (qlen, tlen) = (j.qlen as usize, j.tlen as usize);
-            // SAFETY: the caller guarantees qlen/tlen elements.
-            let (query, target) = unsafe { (std::slice::from_raw_parts(j.query, qlen), std::slice::from_raw_parts(j.target, tlen)) };
+            let (query, target, _) = j.parts();
+            let (qlen, tlen) = (query.len(), target.len());
             v[p.tt16..p.tt16 + tlen].copy_from_slice(target);
             let qr = &mut v[2 * p.tt16..2 * p.tt16 + qlen];
             for (t, c) in qr.iter_mut().enumerate() {
                 *c = query[qlen - 1 - t];
             }
+            j.fill_extra(v, p);
         }));
     }
     mats.push(0);
@@ -421,7 +553,7 @@ fn run_chunk(
             l.arg(&mut d_ws);
         }
         l.arg(&mut d_p).arg(&mut d_res).arg(&n_i);
-        // SAFETY: argument types and buffer sizes match ksw_extd2_dp(_g)'s signature and the offsets computed
+        // SAFETY: argument types and buffer sizes match the dp kernels' signature and the offsets computed
         // above; smem is at most the limit set in `kernels`.
         unsafe { l.launch(cfg) }.map_err(|e| err("launch dp", e))?;
     }
@@ -430,7 +562,7 @@ fn run_chunk(
         let cfg = LaunchConfig { grid_dim: (n.div_ceil(64) as u32, 1, 1), block_dim: (64, 1, 1), shared_mem_bytes: 0 };
         let mut l = st.launch_builder(&k.bt);
         l.arg(&d_offs).arg(&d_par).arg(&d_p).arg(&mut d_res).arg(&mut d_cig).arg(&n_i);
-        // SAFETY: as above (ksw_extd2_bt).
+        // SAFETY: as above (ksw_bt).
         unsafe { l.launch(cfg) }.map_err(|e| err("launch bt", e))?;
     }
     if let (Some(e0), Some(e1), Some(e2)) = (e0, e1, ev(profile).map_err(|e| err("event", e))?) {
@@ -466,7 +598,7 @@ fn run_chunk(
         let cfg = LaunchConfig { grid_dim: (n as u32, 1, 1), block_dim: (128, 1, 1), shared_mem_bytes: 0 };
         let mut l = st.launch_builder(&k.pack);
         l.arg(&d_offs).arg(&d_par).arg(&d_res).arg(&d_cig).arg(&d_out_off).arg(&mut d_out).arg(&n_i);
-        // SAFETY: as above (ksw_extd2_pack); out has sum(n_cigar) elements.
+        // SAFETY: as above (ksw_pack); out has sum(n_cigar) elements.
         unsafe { l.launch(cfg) }.map_err(|e| err("launch pack", e))?;
         wait()?;
         st.clone_dtoh(&d_out).map_err(|e| err("download", e))?

@@ -231,11 +231,22 @@ fn extd2_run(engine: &Engine, jobs: &[KswExtd2Job], results: &mut [KswResult]) -
     Ok(Backend::Cpu)
 }
 
-pub fn exts2_batch(_engine: &Engine, jobs: &[KswExts2Job], results: &mut [KswResult]) -> Result<()> {
+pub fn exts2_batch(engine: &Engine, jobs: &[KswExts2Job], results: &mut [KswResult]) -> Result<()> {
+    exts2_run(engine, jobs, results).map(|_| ())
+}
+
+/// [`exts2_batch`], saying which backend ran the batch.
+fn exts2_run(engine: &Engine, jobs: &[KswExts2Job], results: &mut [KswResult]) -> Result<Backend> {
     check_batch(jobs, results)?;
     dump::dump(jobs, dump::encode_exts2)?;
+    if let Some(rt) = engine.gpu().filter(|_| jobs.len() >= GPU_MIN_JOBS) {
+        match gpu::exts2_batch_gpu(rt, jobs, results) {
+            Ok(()) => return Ok(Backend::Gpu),
+            Err(e) => crate::engine::gpu_failed_notice(&e),
+        }
+    }
     run_cpu(jobs, results);
-    Ok(())
+    Ok(Backend::Cpu)
 }
 
 pub fn extz2_batch(_engine: &Engine, jobs: &[KswExtz2Job], results: &mut [KswResult]) -> Result<()> {

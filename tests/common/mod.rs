@@ -74,5 +74,6 @@ pub fn mm2_matrix(a: i8, b: i8, sc_ambi: i8) -> Vec<i8> {
 }
 pub mod chain_cases;
 pub mod ksw_cases;
+pub mod ksw_exts2_cases;
 pub mod ydrop_cases;
 pub mod ydrop_kernel_model;

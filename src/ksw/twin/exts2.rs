@@ -211,7 +211,7 @@ fn acceptor_z(fwd: bool, rev: bool, rc: bool, a0: u8, a1: u8, a2: u8) -> i32 {
 
 /// The donor and acceptor signal arrays (ksw2_exts2_sse.c, "set the donor and acceptor arrays" and the junc
 /// adjustments), int8 with wrap-around, `tt16` entries each.
-fn splice_signals(flag: i32, target: &[u8], junc: Option<&[u8]>, noncan: i8, junc_bonus: i8, junc_pen: i8, tt16: usize) -> (Vec<i8>, Vec<i8>) {
+pub(crate) fn splice_signals(flag: i32, target: &[u8], junc: Option<&[u8]>, noncan: i8, junc_bonus: i8, junc_pen: i8, tt16: usize) -> (Vec<i8>, Vec<i8>) {
     let tlen = target.len() as i32;
     let mut don = vec![0i8; tt16];
     let mut acc = vec![0i8; tt16];

@@ -6,4 +6,5 @@ mod exts2;
 mod extd2;
 
 pub use exts2::exts2;
+pub(crate) use exts2::splice_signals;
 pub use extd2::extd2;

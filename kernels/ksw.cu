@@ -1,5 +1,5 @@
-// Batched ksw_extd2_sse (minimap2 2.31, SSE4.1 build), bit-exact with the Rust twin
-// (src/ksw/twin/extd2.rs), which is verified against upstream.
+// Batched ksw_extd2_sse and ksw_exts2_sse (minimap2 2.31, SSE4.1 builds), bit-exact with the Rust twins
+// (src/ksw/twin/extd2.rs, exts2.rs), which are verified against upstream.
 //
 // ksw_extd2_dp: one thread block per job. The block walks the anti-diagonals r = 0..qlen+tlen-2 as the SSE
 // code does; each thread takes words of 4 cells t of the padded band [st, en] (16-aligned) and of the scored
@@ -17,14 +17,22 @@
 // code's score stores past the end of s[] land in sf[] below every later band start, where no cell reads).
 // ksw_extd2_dp_g is the same with the window in global memory, for bands too wide for shared memory.
 //
+// ksw_exts2_dp(_g) is the same walk for ksw_exts2_sse (template SPL): no band (the host passes w >=
+// qlen + tlen, which makes the band test a no-op), e2 = 0 (the boundary past long_thres, the x2 init -q2 and
+// the z-drop all follow from it), no y2 state and no min(z, mat[0]) clamp; x2 is the intron state: a2 + the
+// acceptor signal competes in the max (d = 3), x2 = max(a2 - (z - q2), donor) - q2 (bit 0x20: a2 > donor,
+// >= when RIGHT). The donor and acceptor arrays (int8 per target position, built by the host as the twin
+// does) follow qr in the image.
+//
 // The per-anti-diagonal max reproduces the 4-lane epi32 scan of the SSE code and its tie-break as a priority:
 // on equal H, cell en0 wins, then scan cells ordered by (lane = (t - st0) % 4, t), then tail cells by t:
 // a max of H then a min of the rank among the ties, per warp (redux.sync) and across warps. The
 // z-drop/mte/mqe/score logic runs redundantly in every thread (uniform control flow).
 //
-// ksw_extd2_bt: one thread per job, ksw_backtrack with is_rot = 1 over the per-cell traceback bytes p; the
-// off/off_end of each row are recomputed from r. CIGAR ops are written in backtrack order (last op first);
-// ksw_extd2_pack copies them into a compact buffer, reversed unless KSW_EZ_REV_CIGAR.
+// ksw_bt: one thread per job, ksw_backtrack with is_rot = 1 over the per-cell traceback bytes p; the
+// off/off_end of each row are recomputed from r; min_intron_len is long_thres for exts2, 0 for extd2. CIGAR
+// ops are written in backtrack order (last op first); ksw_pack copies them into a compact buffer, reversed
+// unless KSW_EZ_REV_CIGAR.
 
 typedef signed char i8;
 typedef unsigned char u8;
@@ -60,7 +68,9 @@ typedef unsigned char u8;
 #define P_MIS 18
 #define P_SCN 19
 #define P_WIN 20
-#define NP 21
+#define P_MIN_INTRON 21
+#define P_SIG 22 // exts2: image offset of the donor array (the acceptor array follows, tt16 bytes on)
+#define NP 23
 
 // per-job offsets (uint64)
 #define O_IMG 0
@@ -145,7 +155,7 @@ __device__ __forceinline__ unsigned bytes_mask(int lo, int hi)
 	return up & ~((1u << (8 * lo)) - 1);
 }
 
-template <int MODE>
+template <int MODE, bool SPL>
 __device__ __forceinline__ void dp_job(const int *__restrict__ P, const i8 *__restrict__ mat, const u8 *__restrict__ im,
                                        u8 *win, u8 *pj, int *res)
 {
@@ -162,6 +172,7 @@ __device__ __forceinline__ void dp_job(const int *__restrict__ P, const i8 *__re
 	               scn4 = (u8)sc_n * 0x01010101u;
 	const bool approx = (flag & F_APPROX_MAX) != 0, generic = (flag & F_GENERIC_SC) != 0;
 	const int sf_off = tt16, qr_off = 2 * tt16, wm = W - 1;
+	const int don_off = P[P_SIG], acc_off = don_off + tt16;
 
 	// the band window: cell t of each array lives at byte (t & wm); X, X2, V are double-buffered by parity
 	unsigned *const U = (unsigned *)win, *const Y = U + W / 4, *const Y2 = Y + W / 4, *const S = Y2 + W / 4;
@@ -268,6 +279,8 @@ __device__ __forceinline__ void dp_job(const int *__restrict__ P, const i8 *__re
 				const int wp = ((t0 - 4) & wm) >> 2;
 				xp = Xr[wp], x2p = X2r[wp], vp = Vr[wp];
 			}
+			unsigned donw = 0, accw = 0;
+			if (SPL) donw = *(const unsigned *)(im + don_off + t0), accw = *(const unsigned *)(im + acc_off + t0);
 			const unsigned xw = __funnelshift_l(xp, fresh ? nqe4 : Xr[wi], 8);
 			const unsigned x2w = __funnelshift_l(x2p, fresh ? nqe24 : X2r[wi], 8);
 			const unsigned vw = __funnelshift_l(vp, fresh ? nqe4 : Vr[wi], 8);
@@ -280,6 +293,39 @@ __device__ __forceinline__ void dp_job(const int *__restrict__ P, const i8 *__re
 				const int uo = sx(uw, k), yo = sx(yw, k), y2o = sx(y2w, k);
 				int a = w8(xt1 + vt1), bb = w8(yo + uo), a2 = w8(x2t1 + vt1), b2 = w8(y2o + uo);
 				int d = 0;
+				if (SPL) {
+					const int don = sx(donw, k), a2a = w8(a2 + sx(accw, k));
+					if (MODE == 0) {
+						z = max(max(max(z, a), bb), a2a);
+					} else if (MODE == 1) {
+						d = a > z ? 1 : 0;
+						z = max(z, a);
+						d = bb > z ? 2 : d;
+						z = max(z, bb);
+						d = a2a > z ? 3 : d;
+						z = max(z, a2a);
+					} else {
+						d = z > a ? 0 : 1;
+						z = max(z, a);
+						d = z > bb ? d : 2;
+						z = max(z, bb);
+						d = z > a2a ? d : 3;
+						z = max(z, a2a);
+					}
+					const int tq = w8(z - q);
+					a = w8(a - tq);
+					bb = w8(bb - tq);
+					a2 = w8(a2 - w8(z - q2));
+					if (MODE == 1) d |= (a > 0) << 3 | (bb > 0) << 4 | (a2 > don) << 5;
+					else if (MODE == 2) d |= (a >= 0) << 3 | (bb >= 0) << 4 | (a2 >= don) << 5;
+					uwn = put(uwn, z - vt1, k);
+					vwn = put(vwn, z - uo, k);
+					xwn = put(xwn, max(a, 0) - qe, k);
+					ywn = put(ywn, max(bb, 0) - qe, k);
+					x2wn = put(x2wn, max(a2, don) - q2, k);
+					dwn = put(dwn, d, k);
+					continue;
+				}
 				if (MODE == 0) {
 					z = max(max(max(max(z, a), bb), a2), b2);
 				} else if (MODE == 1) {
@@ -319,7 +365,7 @@ __device__ __forceinline__ void dp_job(const int *__restrict__ P, const i8 *__re
 			}
 			U[wi] = uwn;
 			Y[wi] = ywn;
-			Y2[wi] = y2wn;
+			if (!SPL) Y2[wi] = y2wn;
 			Xw[wi] = xwn;
 			X2w[wi] = x2wn;
 			Vw[wi] = vwn;
@@ -410,6 +456,7 @@ __device__ __forceinline__ void dp_job(const int *__restrict__ P, const i8 *__re
 	}
 }
 
+template <bool SPL>
 __device__ __forceinline__ void dp_dispatch(const unsigned long long *__restrict__ offs, const int *__restrict__ par,
                                             const i8 *__restrict__ mats, const u8 *__restrict__ img, u8 *win, u8 *p,
                                             int *res, int j)
@@ -419,34 +466,37 @@ __device__ __forceinline__ void dp_dispatch(const unsigned long long *__restrict
 	const int flag = P[P_FLAG];
 	const i8 *mat = mats + P[P_MAT_OFF];
 	int *R = res + (long long)j * NR;
-	if (flag & F_SCORE_ONLY) dp_job<0>(P, mat, img + O[O_IMG], win, p, R);
-	else if (!(flag & F_RIGHT)) dp_job<1>(P, mat, img + O[O_IMG], win, p + O[O_P], R);
-	else dp_job<2>(P, mat, img + O[O_IMG], win, p + O[O_P], R);
+	if (flag & F_SCORE_ONLY) dp_job<0, SPL>(P, mat, img + O[O_IMG], win, p, R);
+	else if (!(flag & F_RIGHT)) dp_job<1, SPL>(P, mat, img + O[O_IMG], win, p + O[O_P], R);
+	else dp_job<2, SPL>(P, mat, img + O[O_IMG], win, p + O[O_P], R);
 }
 
 // The band window in shared memory (dynamic size: 10 or 14 bytes per window cell, see dp_job).
-extern "C" __global__ void __launch_bounds__(1024) ksw_extd2_dp(const unsigned long long *__restrict__ offs,
-                                                                const int *__restrict__ par,
-                                                                const i8 *__restrict__ mats,
-                                                                const u8 *__restrict__ img, u8 *p, int *res,
-                                                                int n_jobs)
-{
-	extern __shared__ __align__(16) u8 dsm[];
-	if (blockIdx.x < n_jobs) dp_dispatch(offs, par, mats, img, dsm, p, res, blockIdx.x);
-}
+#define DP_KERNEL(name, spl)                                                                                           \
+	extern "C" __global__ void __launch_bounds__(1024)                                                                 \
+	    name(const unsigned long long *__restrict__ offs, const int *__restrict__ par, const i8 *__restrict__ mats,    \
+	         const u8 *__restrict__ img, u8 *p, int *res, int n_jobs)                                                  \
+	{                                                                                                                  \
+		extern __shared__ __align__(16) u8 dsm[];                                                                      \
+		if (blockIdx.x < n_jobs) dp_dispatch<spl>(offs, par, mats, img, dsm, p, res, blockIdx.x);                      \
+	}
+DP_KERNEL(ksw_extd2_dp, false)
+DP_KERNEL(ksw_exts2_dp, true)
 
 // The same with the window in global memory (ws), for bands too wide for shared memory.
-extern "C" __global__ void __launch_bounds__(1024) ksw_extd2_dp_g(const unsigned long long *__restrict__ offs,
-                                                                  const int *__restrict__ par,
-                                                                  const i8 *__restrict__ mats,
-                                                                  const u8 *__restrict__ img, u8 *ws, u8 *p, int *res,
-                                                                  int n_jobs)
-{
-	if (blockIdx.x < n_jobs) dp_dispatch(offs, par, mats, img, ws + offs[(long long)blockIdx.x * NO + O_WS], p, res, blockIdx.x);
-}
+#define DP_KERNEL_G(name, spl)                                                                                         \
+	extern "C" __global__ void __launch_bounds__(1024)                                                                 \
+	    name(const unsigned long long *__restrict__ offs, const int *__restrict__ par, const i8 *__restrict__ mats,    \
+	         const u8 *__restrict__ img, u8 *ws, u8 *p, int *res, int n_jobs)                                          \
+	{                                                                                                                  \
+		if (blockIdx.x < n_jobs)                                                                                       \
+			dp_dispatch<spl>(offs, par, mats, img, ws + offs[(long long)blockIdx.x * NO + O_WS], p, res, blockIdx.x); \
+	}
+DP_KERNEL_G(ksw_extd2_dp_g, false)
+DP_KERNEL_G(ksw_exts2_dp_g, true)
 
-// ksw_backtrack (is_rot = 1, min_intron_len = 0, off_end given); one thread per job.
-extern "C" __global__ void ksw_extd2_bt(const unsigned long long *__restrict__ offs, const int *__restrict__ par,
+// ksw_backtrack (is_rot = 1, off_end given); one thread per job.
+extern "C" __global__ void ksw_bt(const unsigned long long *__restrict__ offs, const int *__restrict__ par,
                                         const u8 *__restrict__ p, int *res, unsigned *cig, int n_jobs)
 {
 	const int j = blockIdx.x * blockDim.x + threadIdx.x;
@@ -455,7 +505,7 @@ extern "C" __global__ void ksw_extd2_bt(const unsigned long long *__restrict__ o
 	int *R = res + (long long)j * NR;
 	const int flag = P[P_FLAG];
 	if (flag & F_SCORE_ONLY) return;
-	const int qlen = P[P_QLEN], tlen = P[P_TLEN], w = P[P_W];
+	const int qlen = P[P_QLEN], tlen = P[P_TLEN], w = P[P_W], min_intron_len = P[P_MIN_INTRON];
 	const long long row_bytes = P[P_ROW_BYTES];
 	const u8 *pj = p + offs[(long long)j * NO + O_P];
 	unsigned *c = cig + offs[(long long)j * NO + O_CIG];
@@ -500,15 +550,18 @@ extern "C" __global__ void ksw_extd2_bt(const unsigned long long *__restrict__ o
 		if (state == 0) {
 			PUSH(0, 1);
 			--i, --jj;
-		} else if (state == 1 || state == 3) {
+		} else if (state == 1 || (state == 3 && min_intron_len <= 0)) {
 			PUSH(2, 1);
+			--i;
+		} else if (state == 3) {
+			PUSH(3, 1);
 			--i;
 		} else {
 			PUSH(1, 1);
 			--jj;
 		}
 	}
-	if (i >= 0) PUSH(2, i + 1);
+	if (i >= 0) PUSH(min_intron_len > 0 && i >= min_intron_len ? 3 : 2, i + 1);
 	if (jj >= 0) PUSH(1, jj + 1);
 	if (n > 0) c[n - 1] = last;
 	R[R_N_CIGAR] = n;
@@ -516,7 +569,7 @@ extern "C" __global__ void ksw_extd2_bt(const unsigned long long *__restrict__ o
 }
 
 // Compacts the CIGARs (block per job): out[out_off[j] + k] = op k in final order.
-extern "C" __global__ void ksw_extd2_pack(const unsigned long long *__restrict__ offs, const int *__restrict__ par,
+extern "C" __global__ void ksw_pack(const unsigned long long *__restrict__ offs, const int *__restrict__ par,
                                           const int *__restrict__ res, const unsigned *__restrict__ cig,
                                           const unsigned long long *__restrict__ out_off, unsigned *out, int n_jobs)
 {
