@@ -1,7 +1,7 @@
 //! Replay of real ksw workloads: the patched minimap2 (`$TOOLS/minimap2`, default target/tools, `make tools`) runs on real
 //! data with `WARPALIGN_DUMP` (src/ksw/dump.rs) and `WARPALIGN_BACKEND=cpu`; every dumped call is then run
 //! again through the engine's CPU batch path (the Rust twins for extd2/exts2, the oracle glue for extz2),
-//! through the upstream oracle directly, and (extd2, when a GPU works) through the GPU path; every output
+//! through the upstream oracle directly, and (extd2 and exts2, when a GPU works) through the GPU path; every output
 //! field and the CIGAR must be equal. Prints "KIND: N calls, M mismatches" per kind.
 //!
 //! Inputs (from `WARPALIGN_DATA`, default `<repo>/../shared/data`): the first 40 ONT ultra-long reads
@@ -197,6 +197,12 @@ fn replay_real_minimap2_dumps() {
                     ksw::gpu::extd2_batch_gpu(rt, &jj, &mut res).unwrap_or_else(|e| panic!("extd2_batch_gpu: {e}"));
                     Some(res.iter_mut().map(out_of).collect::<Vec<Out>>())
                 }
+                (Some(rt), DumpKind::Exts2) => {
+                    let jj: Vec<_> = chunk.iter().map(|j| j.exts2_job().unwrap()).collect();
+                    let mut res: Vec<KswResult> = (0..jj.len()).map(|_| KswResult::EMPTY).collect();
+                    ksw::gpu::exts2_batch_gpu(rt, &jj, &mut res).unwrap_or_else(|e| panic!("exts2_batch_gpu: {e}"));
+                    Some(res.iter_mut().map(out_of).collect::<Vec<Out>>())
+                }
                 _ => None,
             };
             for (k, (e, o)) in eng.iter().zip(ora.iter()).enumerate() {
@@ -213,7 +219,7 @@ fn replay_real_minimap2_dumps() {
                 }
             }
         }
-        let via = if gpu.is_some() && kind == DumpKind::Extd2 { " (CPU engine and GPU vs oracle)" } else { " (CPU engine vs oracle)" };
+        let via = if gpu.is_some() && kind != DumpKind::Extz2 { " (CPU engine and GPU vs oracle)" } else { " (CPU engine vs oracle)" };
         println!("{}: {} calls, {} mismatches{via}, {:.1}s", kind.name(), js.len(), bad, t0.elapsed().as_secs_f64());
         total_bad += bad;
     }

@@ -7,7 +7,7 @@
 //! extd2 jobs: (a) the oracle (upstream ksw_extd2_sse, SSE4.1 build) over all cores (rayon), (b) the Rust
 //! twin over all cores, (c) the twin and the oracle on one thread over a sample, (d) the GPU engine
 //! (`ksw::gpu::extd2_batch_gpu`, host-to-device and back included, after one untimed warm-up call that
-//! loads the kernels) when a GPU starts. exts2 jobs: (a), (b), (c). Each timing is the best of `--reps`
+//! loads the kernels) when a GPU starts. exts2 jobs: the same with `ksw::gpu::exts2_batch_gpu`. Each timing is the best of `--reps`
 //! runs (default 3). The single-thread sample (`--sample`, default 3000 jobs) is every k-th job.
 //!
 //! Cells: the DP cells inside the band, per job, summed: with `w < 0` (and for exts2, which has no band)
@@ -285,7 +285,13 @@ fn main() {
     let s2: Vec<&DumpedJob> = all.iter().filter(|j| j.kind == DumpKind::Exts2).collect();
     let s2_jobs: Vec<KswExts2Job> = s2.iter().map(|j| j.exts2_job().unwrap()).collect();
     let s2_cells: Vec<u64> = s2.iter().map(|j| band_cells(j.qlen, j.tlen, -1)).collect();
-    bad += bench_kind("exts2", &s2_jobs, &s2_cells, reps, sample, None);
+    let gpu_fn_s = |jobs: &[KswExts2Job]| -> Result<Vec<KswResult>, String> {
+        let mut res: Vec<KswResult> = (0..jobs.len()).map(|_| KswResult::EMPTY).collect();
+        warpalign::ksw::gpu::exts2_batch_gpu(gpu_rt.as_ref().unwrap(), jobs, &mut res)?;
+        Ok(res)
+    };
+    let gpu_dyn_s: Option<GpuFn<'_, KswExts2Job>> = gpu_rt.as_ref().map(|_| &gpu_fn_s as _);
+    bad += bench_kind("exts2", &s2_jobs, &s2_cells, reps, sample, gpu_dyn_s);
 
     if bad > 0 {
         eprintln!("ksw: {bad} mismatches against the oracle: these timings are void");
