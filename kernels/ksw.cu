@@ -13,8 +13,9 @@
 // every score store so far read zero, exactly what the C arrays hold there. x, x2, v are double-buffered by
 // the parity of r, so one barrier per anti-diagonal suffices; u, y, y2, s and H are read and written by the
 // cell's owner; the one cross-cell read of H (H[en0 - 1] for cell en0) is handed over through shared memory
-// from the diagonal before. The scores come from the s/sf/qr image of the C allocation (read only: the C
-// code's score stores past the end of s[] land in sf[] below every later band start, where no cell reads).
+// from the diagonal before. The scores come from the sf/qr part of the C allocation, as an image in global
+// memory (read only: the C code's score stores past the end of s[] land in sf[] below every later band
+// start, where no cell reads; the query reads start at most 4 bytes before qr, inside sf).
 // ksw_extd2_dp_g is the same with the window in global memory, for bands too wide for shared memory.
 //
 // ksw_exts2_dp(_g) is the same walk for ksw_exts2_sse (template SPL): no band (the host passes w >=
@@ -171,7 +172,7 @@ __device__ __forceinline__ void dp_job(const int *__restrict__ P, const i8 *__re
 	const unsigned m14 = (u8)(m - 1) * 0x01010101u, mch4 = (u8)mch * 0x01010101u, mis4 = (u8)sc_mis * 0x01010101u,
 	               scn4 = (u8)sc_n * 0x01010101u;
 	const bool approx = (flag & F_APPROX_MAX) != 0, generic = (flag & F_GENERIC_SC) != 0;
-	const int sf_off = tt16, qr_off = 2 * tt16, wm = W - 1;
+	const int sf_off = 0, qr_off = tt16, wm = W - 1;
 	const int don_off = P[P_SIG], acc_off = don_off + tt16;
 
 	// the band window: cell t of each array lives at byte (t & wm); X, X2, V are double-buffered by parity

@@ -6,7 +6,7 @@ mod pack;
 
 pub use pack::{pack2bit_cpu, Packed};
 
-use cudarc::driver::{CudaContext, CudaModule, CudaStream};
+use cudarc::driver::{CudaContext, CudaModule, CudaStream, PinnedHostSlice};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -79,7 +79,12 @@ pub struct GpuRuntime {
     arch: String,
     /// Kernel modules by name, loaded on first use.
     modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
+    /// Page-locked upload buffers kept between batches (pinning costs more than the copies it speeds up).
+    staging: Mutex<Vec<PinnedHostSlice<u8>>>,
 }
+
+/// Staging buffers kept at most (the largest); the others are freed when returned.
+const STAGING_KEPT: usize = 16;
 
 impl GpuRuntime {
     /// Probes the driver before touching it (cudarc panics without libcuda), opens device 0, compiles the
@@ -114,7 +119,7 @@ impl GpuRuntime {
         let (major, minor) = ctx.compute_capability().map_err(|e| failed("compute capability", e))?;
         let arch = format!("sm_{major}{minor}");
         let stream = ctx.default_stream();
-        Ok(GpuRuntime { ctx, stream, device_name, arch, modules: Mutex::new(HashMap::new()) })
+        Ok(GpuRuntime { ctx, stream, device_name, arch, modules: Mutex::new(HashMap::new()), staging: Mutex::new(Vec::new()) })
     }
 
     /// The kernel module `name` (an entry of `KERNELS`), compiled and loaded on first use.
@@ -131,6 +136,31 @@ impl GpuRuntime {
             .map_err(|e| format!("loading kernel module {name}: {e:?}"))?;
         modules.insert(name, m.clone());
         Ok(m)
+    }
+
+    /// A page-locked host buffer of at least `bytes` bytes (contents unspecified), from the kept ones when
+    /// one is large enough; give it back with [`GpuRuntime::give_staging`].
+    pub fn take_staging(&self, bytes: usize) -> Result<PinnedHostSlice<u8>, String> {
+        let mut kept = self.staging.lock().unwrap_or_else(|e| e.into_inner());
+        // the smallest that fits
+        if let Some((i, _)) = kept.iter().enumerate().filter(|(_, b)| b.len() >= bytes).min_by_key(|(_, b)| b.len()) {
+            return Ok(kept.swap_remove(i));
+        }
+        drop(kept);
+        // grown by half again, so that slowly growing launches do not pin anew each time
+        let n = bytes.max(1 << 20) + bytes / 2;
+        // SAFETY: the contents are unspecified; callers write every byte they upload.
+        unsafe { self.ctx.alloc_pinned_with_flags::<u8>(n, 0) }.map_err(|e| format!("pinned host buffer of {n} bytes: {e:?}"))
+    }
+
+    /// Returns a buffer from [`GpuRuntime::take_staging`] (no copy from it may still be in flight).
+    pub fn give_staging(&self, buf: PinnedHostSlice<u8>) {
+        let mut kept = self.staging.lock().unwrap_or_else(|e| e.into_inner());
+        kept.push(buf);
+        if kept.len() > STAGING_KEPT {
+            let (i, _) = kept.iter().enumerate().min_by_key(|(_, b)| b.len()).expect("not empty");
+            kept.swap_remove(i);
+        }
     }
 
     /// Compiles (or reads from the disk cache) and loads every kernel module now, so that no batch pays for it.

@@ -22,7 +22,7 @@
 
 use super::{flag, twin, KswExtd2Job, KswExts2Job, KswResult};
 use crate::gpu::GpuRuntime;
-use cudarc::driver::{CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaStream, DevicePtrMut, LaunchConfig, PinnedHostSlice, PushKernelArg};
 use std::sync::Arc;
 use rayon::prelude::*;
 
@@ -101,14 +101,11 @@ impl GpuJob for KswExts2Job {
         let (_, target, _) = self.parts();
         // SAFETY: the caller guarantees junc, when not null, covers tlen bytes.
         let junc = (!self.junc.is_null()).then(|| unsafe { std::slice::from_raw_parts(self.junc, self.tlen as usize) });
-        let (don, acc) = twin::splice_signals(self.flag, target, junc, self.noncan, self.junc_bonus, self.junc_pen, p.tt16);
         let sig = p.par[22] as usize;
-        for (d, s) in img[sig..sig + p.tt16].iter_mut().zip(don) {
-            *d = s as u8;
-        }
-        for (d, s) in img[sig + p.tt16..sig + 2 * p.tt16].iter_mut().zip(acc) {
-            *d = s as u8;
-        }
+        let (don, acc) = img[sig..sig + 2 * p.tt16].split_at_mut(p.tt16);
+        // SAFETY: u8 and i8 have the same size and alignment, and every bit pattern is valid for both.
+        let as_i8 = |b: &mut [u8]| unsafe { std::slice::from_raw_parts_mut(b.as_mut_ptr() as *mut i8, b.len()) };
+        twin::splice_signals(self.flag, target, junc, self.noncan, self.junc_bonus, self.junc_pen, as_i8(don), as_i8(acc));
     }
     fn twin(&self, out: &mut KswResult) {
         twin::exts2(self, out)
@@ -255,8 +252,9 @@ fn finish_prep(
     let n_row = (qlen + tlen - 1) as usize;
     let p_bytes = if with_cigar { n_row * row_bytes } else { 0 };
     let cig_cap = if with_cigar { (qlen + tlen + 2) as usize } else { 0 };
-    // s, sf, qr (16 bytes past qr: the kernel reads the query as aligned words), then exts2's signals
-    let sig = 2 * tt16 + qlen_ as usize * 16 + 32;
+    // sf, qr (16 bytes past qr: the kernel reads the query as aligned words), then exts2's signals; the
+    // C allocation's s[] lives in the kernel's window
+    let sig = tt16 + qlen_ as usize * 16 + 32;
     let img_bytes = if splice { sig + 2 * tt16 } else { sig };
     let mut par = [0i32; NP];
     par[0] = qlen;
@@ -313,6 +311,8 @@ pub(crate) fn host_pool() -> &'static rayon::ThreadPool {
 /// Jobs per launch at most, and launches of one window size in flight at once: the host packs the next
 /// launch's inputs while the GPU runs the previous one.
 const LAUNCH_JOBS: usize = 32768;
+/// Input bytes per launch at most: the size of the page-locked staging buffers.
+const LAUNCH_IMG_BYTES: usize = 64 << 20;
 const LANES: usize = 3;
 
 fn env_usize(name: &str) -> Option<usize> {
@@ -432,8 +432,13 @@ fn run_group<J: GpuJob>(rt: &GpuRuntime, k: &Kernels, jobs: &[J], group: &[Prep]
     while start < group.len() {
         let mut end = start;
         let mut bytes = 0usize;
-        while end < group.len() && (end == start || bytes + group[end].dev_bytes() <= lane_budget) && end - start < LAUNCH_JOBS {
+        let mut img = 0usize;
+        while end < group.len()
+            && (end == start || (bytes + group[end].dev_bytes() <= lane_budget && img + group[end].img_bytes <= LAUNCH_IMG_BYTES))
+            && end - start < LAUNCH_JOBS
+        {
             bytes += group[end].dev_bytes();
+            img += group[end].img_bytes;
             end += 1;
         }
         launches.push(start..end);
@@ -445,14 +450,19 @@ fn run_group<J: GpuJob>(rt: &GpuRuntime, k: &Kernels, jobs: &[J], group: &[Prep]
         let lane = || -> Result<Vec<(usize, KswResult)>, String> {
             let st = rt.context().new_stream().map_err(|e| format!("ksw gpu stream: {e:?}"))?;
             let mut out = Vec::new();
+            let mut staging = None;
             loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 if i >= launches.len() || failed.load(std::sync::atomic::Ordering::Relaxed) {
+                    if let Some(b) = staging {
+                        rt.give_staging(b);
+                    }
                     return Ok(out);
                 }
-                match run_chunk(&st, k, jobs, &group[launches[i].clone()], threads, smem, global, cfg.profile) {
+                match run_chunk(rt, &st, &mut staging, k, jobs, &group[launches[i].clone()], threads, smem, global, cfg.profile) {
                     Ok(v) => out.extend(v),
                     Err(e) => {
+                        // a copy from the staging buffer may still be in flight: it is freed, not kept
                         failed.store(true, std::sync::atomic::Ordering::Relaxed);
                         out.iter_mut().for_each(|(_, r)| r.release());
                         return Err(e);
@@ -480,7 +490,9 @@ fn run_group<J: GpuJob>(rt: &GpuRuntime, k: &Kernels, jobs: &[J], group: &[Prep]
 
 #[allow(clippy::too_many_arguments)]
 fn run_chunk<J: GpuJob>(
+    rt: &GpuRuntime,
     st: &Arc<CudaStream>,
+    staging: &mut Option<PinnedHostSlice<u8>>,
     k: &Kernels,
     jobs: &[J],
     chunk: &[Prep],
@@ -510,10 +522,18 @@ fn run_chunk<J: GpuJob>(
         p_n += p.p_bytes;
         cig_n += p.cig_cap;
     }
-    // the s/sf/qr images, zeroed, with the target and the reversed query in place
-    let mut img = vec![0u8; img_n.max(1)];
+    // the sf/qr images (the target and the reversed query, zero-padded), then exts2's signals, written into
+    // this lane's page-locked buffer, which the previous launch's copy no longer reads (it was waited for)
+    if staging.as_ref().is_none_or(|b| b.len() < img_n.max(1)) {
+        if let Some(b) = staging.take() {
+            rt.give_staging(b);
+        }
+        *staging = Some(rt.take_staging(img_n.max(1))?);
+    }
+    let buf = staging.as_mut().expect("set above").as_mut_slice().map_err(|e| err("staging", e))?;
+    let img = &mut buf[..img_n.max(1)];
     {
-        let mut rest: &mut [u8] = &mut img;
+        let mut rest: &mut [u8] = &mut img[..img_n];
         let mut views = Vec::with_capacity(n);
         for p in chunk {
             let (a, b) = rest.split_at_mut(p.img_bytes);
@@ -523,12 +543,14 @@ fn run_chunk<J: GpuJob>(
         host_pool().install(|| views.into_par_iter().zip(chunk.par_iter()).for_each(|(v, p)| {
             let j = &jobs[p.idx];
             let (query, target, _) = j.parts();
-            let (qlen, tlen) = (query.len(), target.len());
-            v[p.tt16..p.tt16 + tlen].copy_from_slice(target);
-            let qr = &mut v[2 * p.tt16..2 * p.tt16 + qlen];
-            for (t, c) in qr.iter_mut().enumerate() {
-                *c = query[qlen - 1 - t];
+            let (qlen, tlen, qr_end) = (query.len(), target.len(), p.par[22] as usize);
+            v[..tlen].copy_from_slice(target);
+            v[tlen..p.tt16].fill(0);
+            let qr = &mut v[p.tt16..qr_end];
+            for (c, &b) in qr.iter_mut().zip(query.iter().rev()) {
+                *c = b;
             }
+            qr[qlen..].fill(0);
             j.fill_extra(v, p);
         }));
     }
@@ -536,7 +558,13 @@ fn run_chunk<J: GpuJob>(
     let d_offs = st.clone_htod(&offs).map_err(|e| err("upload", e))?;
     let d_par = st.clone_htod(&par).map_err(|e| err("upload", e))?;
     let d_mats = st.clone_htod(&mats).map_err(|e| err("upload", e))?;
-    let d_img = st.clone_htod(&img).map_err(|e| err("upload", e))?;
+    // SAFETY: filled by the copy right after.
+    let mut d_img = unsafe { st.alloc::<u8>(img.len()) }.map_err(|e| err("alloc", e))?;
+    {
+        let (dst, _record) = d_img.device_ptr_mut(st);
+        // SAFETY: dst holds img.len() bytes; img stays unchanged until this lane waits on the stream.
+        unsafe { cudarc::driver::result::memcpy_htod_async(dst, img, st.cu_stream()) }.map_err(|e| err("upload", e))?;
+    }
     // SAFETY: the kernels write every window byte before reading it, and read p only where the DP wrote it.
     let mut d_ws = unsafe { st.alloc::<u8>(ws_n.max(1)) }.map_err(|e| err("alloc", e))?;
     let mut d_p = unsafe { st.alloc::<u8>(p_n.max(1)) }.map_err(|e| err("alloc", e))?;

@@ -210,11 +210,13 @@ fn acceptor_z(fwd: bool, rev: bool, rc: bool, a0: u8, a1: u8, a2: u8) -> i32 {
 }
 
 /// The donor and acceptor signal arrays (ksw2_exts2_sse.c, "set the donor and acceptor arrays" and the junc
-/// adjustments), int8 with wrap-around, `tt16` entries each.
-pub(crate) fn splice_signals(flag: i32, target: &[u8], junc: Option<&[u8]>, noncan: i8, junc_bonus: i8, junc_pen: i8, tt16: usize) -> (Vec<i8>, Vec<i8>) {
+/// adjustments), int8 with wrap-around, into `don` and `acc` (16 * ceil(tlen / 16) entries each, every one
+/// written).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn splice_signals(flag: i32, target: &[u8], junc: Option<&[u8]>, noncan: i8, junc_bonus: i8, junc_pen: i8, don: &mut [i8], acc: &mut [i8]) {
     let tlen = target.len() as i32;
-    let mut don = vec![0i8; tt16];
-    let mut acc = vec![0i8; tt16];
+    don.fill(0);
+    acc.fill(0);
     let fwd = flag & F_SPLICE_FOR != 0;
     let rev = flag & F_SPLICE_REV != 0;
     let rc = flag & F_REV_CIGAR != 0;
@@ -292,7 +294,6 @@ pub(crate) fn splice_signals(flag: i32, target: &[u8], junc: Option<&[u8]>, nonc
             }
         }
     }
-    (don, acc)
 }
 
 /// Bit-exact twin of `ksw_exts2_sse` (SSE4.1 build). `out` is overwritten (not freed first); its CIGAR,
@@ -385,7 +386,8 @@ fn exts2_body(job: &KswExts2Job, out: &mut KswResult) {
     let tt16 = (tlen_ * 16) as usize;
     let neg_qe = (-qi - ei) as i8;
     let neg_q2 = (-q2i) as i8;
-    let (don, acc) = splice_signals(flag, target, junc, job.noncan, job.junc_bonus, job.junc_pen, tt16);
+    let (mut don, mut acc) = (vec![0i8; tt16], vec![0i8; tt16]);
+    splice_signals(flag, target, junc, job.noncan, job.junc_bonus, job.junc_pen, &mut don, &mut acc);
     let mut d = Diff {
         u: vec![neg_qe; tt16],
         v: vec![neg_qe; PAD + tt16],
