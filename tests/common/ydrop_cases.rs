@@ -155,7 +155,7 @@ impl Case {
 /// score, end1, end2, truncated, ops.
 pub type Outcome = (i32, u32, u32, i32, Vec<u32>);
 
-fn outcome(r: &mut YdropResult) -> Outcome {
+pub fn outcome(r: &mut YdropResult) -> Outcome {
     let o = (r.score, r.end1, r.end2, r.truncated, r.ops().to_vec());
     r.release();
     o

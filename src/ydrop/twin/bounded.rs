@@ -49,6 +49,8 @@ pub(crate) struct Bounded<'a> {
     align_list: u32,
     /// `mask[col] == row`: (row, col) lies on an earlier alignment.
     mask: Vec<u32>,
+    /// The columns masked on the current row.
+    row_masks: Vec<u32>,
     /// The last row the block serves.
     rows: u32,
 }
@@ -98,6 +100,7 @@ impl<'a> Bounded<'a> {
             active: Vec::new(),
             align_list: if reversed { b.below_list } else { b.above_list },
             mask: Vec::new(),
+            row_masks: Vec::new(),
             rows: b.rows,
         }
     }
@@ -206,6 +209,12 @@ impl<'a> Bounded<'a> {
             self.mask.resize(k + 1, 0);
         }
         self.mask[k] = row;
+        self.row_masks.push(col);
+    }
+
+    /// Whether a cell of the current row `row` in columns `lo..hi` is masked.
+    pub(crate) fn masks_hit(&self, row: u32, lo: u32, hi: u32) -> bool {
+        self.row_masks.iter().any(|&c| c >= lo && c < hi && self.masked(row, c))
     }
 
     /// `build_active_seg`: points `act` at its segment's entry on `row` and masks the cells it covers there.
@@ -282,6 +291,7 @@ impl Constraints for Bounded<'_> {
         if row > self.rows {
             return false;
         }
+        self.row_masks.clear();
         self.update_lr_bounds(row, ly, ry);
         self.update_active_segs(row, *ly, *ry);
         true

@@ -6,6 +6,7 @@
 //! [`crate::ydrop::YdropBounds`] ([`bounded::Bounded`]: leftSeg/rightSeg bounds, aboveList/belowList masks).
 
 mod bounded;
+pub mod shadow;
 mod sweep;
 mod traceback;
 
@@ -24,6 +25,8 @@ pub(crate) trait Constraints {
     fn masked(&self, row: u32, col: u32) -> bool;
     /// The last column prolongation and the terminator cell may reach (LASTZ's `NN`).
     fn right_limit(&self, n: u32) -> i64;
+    /// After a row: the right bounds `lo..=hi` were each compared with `right_limit` (for [`shadow`]).
+    fn limit_tested(&mut self, _lo: u32, _hi: u32) {}
 }
 
 /// No earlier alignment bounds or masks the DP.
@@ -55,6 +58,17 @@ pub struct Extent {
 /// `ydrop_one_sided_align` for one job (its bounds, if any, checked well-formed); `out` is overwritten (not freed). Returns the
 /// prefixes of the sequences it read.
 pub fn one_sided(job: &YdropJob, out: &mut YdropResult) -> Extent {
+    if job.bounds.is_null() {
+        one_sided_with(job, out, &mut Unconstrained)
+    } else {
+        // SAFETY: the job's contract: a non-null bounds points to a live, well-formed block.
+        let bounds = unsafe { &*job.bounds };
+        one_sided_with(job, out, &mut bounded::Bounded::new(bounds, job.reversed != 0, job.n))
+    }
+}
+
+/// [`one_sided`] under the given constraints (the job's `bounds` is not read).
+fn one_sided_with<K: Constraints>(job: &YdropJob, out: &mut YdropResult, constraints: &mut K) -> Extent {
     *out = YdropResult::EMPTY;
     if job.m == 0 || job.n == 0 {
         return Extent::default();
@@ -82,13 +96,7 @@ pub fn one_sided(job: &YdropJob, out: &mut YdropResult) -> Extent {
         tb_len: job.tb_size as i32,
     };
     SCRATCH.with_borrow_mut(|(scratch, ops)| {
-        let f = if job.bounds.is_null() {
-            sweep::fill(a, b, &params, &mut Unconstrained, scratch)
-        } else {
-            // SAFETY: the job's contract: a non-null bounds points to a live, well-formed block.
-            let bounds = unsafe { &*job.bounds };
-            sweep::fill(a, b, &params, &mut bounded::Bounded::new(bounds, job.reversed != 0, job.n), scratch)
-        };
+        let f = sweep::fill(a, b, &params, constraints, scratch);
         if f.beyond_bounds {
             out.truncated = TRUNC_BOUNDS;
             return Extent { a: f.a_read, b: f.b_read };

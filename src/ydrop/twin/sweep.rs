@@ -242,6 +242,7 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
             break;
         }
         let nn = bounds.right_limit(n);
+        let ry_tested = ry;
         if ry > np_col + 1 {
             ry = np_col + 1;
         } else {
@@ -255,6 +256,7 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
             }
         }
         // the terminator: a dead cell nothing steps from, with no traceback byte
+        bounds.limit_tested(ry_tested.min(ry), ry);
         if ry as i64 <= nn {
             *s.cell(dq) = Cell { c: NEG_INF, d: NEG_INF };
             ry += 1;
