@@ -78,3 +78,21 @@ fn unconstrained_calls_are_accepted() {
         assert_eq!(outcome(&mut r), oracle(&job), "case {i}\n{}", case.describe());
     }
 }
+
+/// The batch entry (what LASTZ's waves call) gives each job's unconstrained result and envelope.
+#[test]
+fn speculate_batch_matches_one_by_one() {
+    let pool = matrix_pool(5, 6);
+    let cases: Vec<Case> = (0..400).map(|i| random_constrained_case(&mut Rng::new(9_000_011u64.wrapping_add(i)), &pool, 1500)).collect();
+    let jobs: Vec<_> = cases.iter().map(|c| c.job()).collect();
+    let mut res: Vec<YdropResult> = (0..jobs.len()).map(|_| YdropResult::EMPTY).collect();
+    let mut envs: Vec<Envelope> = (0..jobs.len()).map(|_| Envelope::default()).collect();
+    warpalign::ydrop::speculate_batch(&jobs, &mut res, &mut envs).unwrap();
+    let mut env = Envelope::default();
+    for (i, ((j, r), e)) in jobs.iter().zip(res.iter_mut()).zip(envs.iter()).enumerate() {
+        let mut one = YdropResult::EMPTY;
+        run_recorded(j, &mut one, &mut env);
+        assert_eq!(outcome(r), outcome(&mut one), "case {i}");
+        assert_eq!(unaffected(e, j), unaffected(&env, j), "case {i}");
+    }
+}

@@ -59,6 +59,12 @@ typedef struct warpalign_ctx warpalign_ctx;
 typedef struct warpalign_ksw_cache warpalign_ksw_cache;
 
 /**
+ * What a speculative extension swept (opaque): made by warpalign_ydrop_speculate, read by
+ * warpalign_ydrop_unaffected, freed by warpalign_ydrop_envelopes_free.
+ */
+typedef struct warpalign_ydrop_envelope warpalign_ydrop_envelope;
+
+/**
  * One anchor, minimap2's `mm128_t`.
  */
 typedef struct warpalign_anchor {
@@ -573,6 +579,33 @@ enum warpalign_status warpalign_ydrop_batch(const struct warpalign_ctx *ctx,
  * Frees the edit ops of `n` results and zeroes them. NULL is ignored.
  */
 void warpalign_ydrop_results_free(struct warpalign_ydrop_result *results, size_t n);
+
+/**
+ * Runs `n` jobs ahead of the calls they stand for, each as if it had no earlier alignments (`bounds` is
+ * not read), in parallel. `results[i]` as in warpalign_ydrop_batch; `envelopes[i]` receives a new
+ * envelope of job i (free with warpalign_ydrop_envelopes_free). A later call with the same sequences,
+ * lengths, scoring, direction and traceback size may take result i when warpalign_ydrop_unaffected says
+ * its earlier alignments would not have changed it.
+ */
+enum warpalign_status warpalign_ydrop_speculate(const struct warpalign_ctx *ctx,
+                                                const struct warpalign_ydrop_job *jobs,
+                                                size_t n,
+                                                struct warpalign_ydrop_result *results,
+                                                struct warpalign_ydrop_envelope **envelopes);
+
+/**
+ * 1 when `job` (the real call: same sequences, lengths, scoring, direction and traceback size as the
+ * speculative job whose envelope this is, with its real `bounds`, or NULL) computes exactly the
+ * speculative result; 0 when it may not (run the call). Exact: LASTZ's bound and mask logic replayed over
+ * the rows the speculative sweep entered.
+ */
+int32_t warpalign_ydrop_unaffected(const struct warpalign_ydrop_envelope *envelope,
+                                   const struct warpalign_ydrop_job *job);
+
+/**
+ * Frees `n` envelopes and sets their pointers to NULL. NULL arrays and entries are ignored.
+ */
+void warpalign_ydrop_envelopes_free(struct warpalign_ydrop_envelope **envelopes, size_t n);
 
 #ifdef __cplusplus
 }  // extern "C"
