@@ -1,6 +1,7 @@
 //! The speculation test of the y-drop engine (warpalign::ydrop::twin::shadow): an extension run without
-//! constraints, whose envelope `unaffected` accepts for a call's real earlier alignments, must equal LASTZ's
-//! own function on that constrained call (score, end, truncation, edit script). On fixed-seed random calls
+//! constraints, or under part of the call's earlier alignments, whose envelope `unaffected` accepts for the
+//! call's real earlier alignments, must equal LASTZ's own function on that constrained call (score, end,
+//! truncation, edit script). On fixed-seed random calls
 //! bounded and masked by random earlier alignments around the anchor (both directions, truncations, odd
 //! scorings); it prints how many were accepted, and how many of the rejected ones differed.
 //!
@@ -12,16 +13,27 @@ use common::ydrop_cases::*;
 use common::Rng;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use warpalign::ydrop::twin::shadow::{run_recorded, unaffected, Envelope};
-use warpalign::ydrop::YdropResult;
+use warpalign::ydrop::ahead::{Ahead, Taken};
+use warpalign::ydrop::{YdropJob, YdropResult};
 
 fn env_u64(key: &str, default: u64) -> u64 {
     std::env::var(key).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
-#[test]
-fn accepted_speculation_equals_the_constrained_call() {
-    let seed = env_u64("YDROP_SHADOW_SEED", 1);
-    let n = env_u64("YDROP_SHADOW_CASES", 20_000);
+/// What a run computed ahead knew of the call's earlier alignments.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Known {
+    /// None of them (run unconstrained).
+    Nothing,
+    /// A random part of them (a block over some of the alignments, relinked).
+    Some,
+    /// All of them (the call's own block).
+    All,
+}
+
+/// Runs `n` random constrained calls computed ahead knowing `known`, and checks that every accepted result
+/// equals LASTZ's function on the real call; returns (accepted, rejected-and-different).
+fn check_speculation(known: Known, seed: u64, n: u64) -> (u64, u64) {
     let pool = matrix_pool(seed, 12);
     let threads = std::thread::available_parallelism().map_or(2, |x| x.get()) as u64;
     let next = AtomicU64::new(0);
@@ -35,33 +47,74 @@ fn accepted_speculation_equals_the_constrained_call() {
                     if i >= n {
                         break;
                     }
-                    let case = random_constrained_case(&mut Rng::new(seed.wrapping_mul(1_000_003).wrapping_add(i)), &pool, 1500);
+                    let rng = &mut Rng::new(seed.wrapping_mul(1_000_003).wrapping_add(i));
+                    let (case, snapshot) = match known {
+                        Known::Some => {
+                            let (c, s) = random_constrained_case_with_snapshot(rng, &pool, 1500, 0.6);
+                            (c, Some(s))
+                        }
+                        _ => (random_constrained_case(rng, &pool, 1500), None),
+                    };
                     let job = case.job();
+                    let ahead = match (known, &snapshot) {
+                        (Known::Nothing, _) => YdropJob { bounds: std::ptr::null(), ..job },
+                        (_, Some(s)) => YdropJob { bounds: &s.block, ..job },
+                        (_, None) => job,
+                    };
                     let mut r = YdropResult::EMPTY;
-                    run_recorded(&job, &mut r, &mut env);
+                    run_recorded(&ahead, &mut r, &mut env);
                     let spec = outcome(&mut r);
                     let real = oracle(&job);
                     if unaffected(&env, &job) {
                         accepted.fetch_add(1, Relaxed);
-                        if spec != real {
-                            if bad.fetch_add(1, Relaxed) < 3 {
-                                eprintln!("ACCEPTED BUT DIFFERENT case {i} (seed {seed})\n  real {real:?}\n  spec {spec:?}\n  {}", case.describe());
-                            }
+                        if spec != real && bad.fetch_add(1, Relaxed) < 3 {
+                            eprintln!(
+                                "ACCEPTED BUT DIFFERENT case {i} (seed {seed}, known {known:?})\n  real {real:?}\n  spec {spec:?}\n  {}\n  snapshot {snapshot:?}",
+                                case.describe()
+                            );
                         }
-                    } else if spec == real {
-                        rejected_same.fetch_add(1, Relaxed);
                     } else {
-                        rejected_diff.fetch_add(1, Relaxed);
+                        assert_ne!(known, Known::All, "case {i}: a run under the call's own bounds is the call");
+                        if spec == real {
+                            rejected_same.fetch_add(1, Relaxed);
+                        } else {
+                            rejected_diff.fetch_add(1, Relaxed);
+                        }
                     }
                 }
             });
         }
     });
     let (a, rs, rd, b) = (accepted.into_inner(), rejected_same.into_inner(), rejected_diff.into_inner(), bad.into_inner());
-    eprintln!("{n} constrained calls: {a} accepted ({b} of them different), rejected {} ({rs} equal anyway, {rd} different)", rs + rd);
-    assert_eq!(b, 0, "accepted speculative results differ from the constrained call");
+    eprintln!("{n} constrained calls, known {known:?}: {a} accepted ({b} of them different), rejected {} ({rs} equal anyway, {rd} different)", rs + rd);
+    assert_eq!(b, 0, "accepted results computed ahead differ from the constrained call");
+    (a, rd)
+}
+
+#[test]
+fn accepted_speculation_equals_the_constrained_call() {
+    let seed = env_u64("YDROP_SHADOW_SEED", 1);
+    let n = env_u64("YDROP_SHADOW_CASES", 20_000);
+    let (a, rd) = check_speculation(Known::Nothing, seed, n);
     // the test is not vacuous: both outcomes occur often
     assert!(a >= n / 10 && rd >= n / 100, "accepted {a}, rejected-and-different {rd} of {n}");
+}
+
+/// Computed ahead under the earlier alignments known then (a part of the real ones), as LASTZ's anchor
+/// loop queues them.
+#[test]
+fn accepted_snapshot_speculation_equals_the_constrained_call() {
+    let seed = env_u64("YDROP_SHADOW_SEED", 1);
+    let n = env_u64("YDROP_SHADOW_CASES", 20_000);
+    let (a, rd) = check_speculation(Known::Some, seed.wrapping_add(77), n);
+    assert!(a >= n / 10 && rd >= n / 100, "accepted {a}, rejected-and-different {rd} of {n}");
+}
+
+/// Computed under the call's own bounds, a result is always accepted.
+#[test]
+fn speculation_under_the_real_bounds_is_accepted() {
+    let seed = env_u64("YDROP_SHADOW_SEED", 1);
+    check_speculation(Known::All, seed.wrapping_add(991), env_u64("YDROP_SHADOW_CASES", 20_000) / 4);
 }
 
 /// Without earlier alignments every speculative result is accepted and is the call's.
@@ -79,20 +132,47 @@ fn unconstrained_calls_are_accepted() {
     }
 }
 
-/// The batch entry (what LASTZ's waves call) gives each job's unconstrained result and envelope.
+/// The worker pool (what LASTZ's anchor loop queues ahead) gives each job it ran the result and envelope of
+/// running it alone; a job it had not started comes back as such, and cancelled or drained jobs never hang.
 #[test]
-fn speculate_batch_matches_one_by_one() {
+fn ahead_pool_matches_one_by_one() {
     let pool = matrix_pool(5, 6);
     let cases: Vec<Case> = (0..400).map(|i| random_constrained_case(&mut Rng::new(9_000_011u64.wrapping_add(i)), &pool, 1500)).collect();
     let jobs: Vec<_> = cases.iter().map(|c| c.job()).collect();
-    let mut res: Vec<YdropResult> = (0..jobs.len()).map(|_| YdropResult::EMPTY).collect();
-    let mut envs: Vec<Envelope> = (0..jobs.len()).map(|_| Envelope::default()).collect();
-    warpalign::ydrop::speculate_batch(&jobs, &mut res, &mut envs).unwrap();
-    let mut env = Envelope::default();
-    for (i, ((j, r), e)) in jobs.iter().zip(res.iter_mut()).zip(envs.iter()).enumerate() {
-        let mut one = YdropResult::EMPTY;
-        run_recorded(j, &mut one, &mut env);
-        assert_eq!(outcome(r), outcome(&mut one), "case {i}");
-        assert_eq!(unaffected(e, j), unaffected(&env, j), "case {i}");
+    let ahead = Ahead::new(3).unwrap();
+    assert_eq!(ahead.threads(), 3);
+    // every third job queued at a lower priority than the rest, every seventh cancelled
+    let tickets: Vec<_> = jobs.iter().enumerate().map(|(i, j)| ahead.submit(j, (i % 3 != 0) as u64).unwrap()).collect();
+    for (i, &t) in tickets.iter().enumerate().filter(|(i, _)| i % 7 == 3) {
+        ahead.cancel(t);
+        assert!(ahead.take(t).is_err(), "job {i}: a cancelled ticket is gone");
     }
+    let (mut done, mut not_started) = (0, 0);
+    let mut env = Envelope::default();
+    for (i, (j, &t)) in jobs.iter().zip(&tickets).enumerate().filter(|(i, _)| i % 7 != 3) {
+        match ahead.take(t).unwrap() {
+            Taken::Done(mut r, e) => {
+                let mut one = YdropResult::EMPTY;
+                run_recorded(j, &mut one, &mut env);
+                assert_eq!(outcome(&mut r), outcome(&mut one), "job {i}");
+                assert_eq!(unaffected(&e, j), unaffected(&env, j), "job {i}");
+                done += 1;
+            }
+            Taken::NotStarted => not_started += 1,
+        }
+        assert!(ahead.take(t).is_err(), "job {i}: a ticket is taken once");
+    }
+    // (how many ran depends on how soon the workers got a core)
+    eprintln!("{done} taken done, {not_started} not started");
+    // a drain with jobs queued and running returns, and the pool takes new jobs afterwards
+    for j in &jobs {
+        ahead.submit(j, 0).unwrap();
+    }
+    ahead.drain();
+    let ran = (0..100).any(|_| {
+        let t = ahead.submit(&jobs[0], 0).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        matches!(ahead.take(t).unwrap(), Taken::Done(..))
+    });
+    assert!(ran, "no job ran after the drain");
 }

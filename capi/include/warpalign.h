@@ -59,7 +59,14 @@ typedef struct warpalign_ctx warpalign_ctx;
 typedef struct warpalign_ksw_cache warpalign_ksw_cache;
 
 /**
- * What a speculative extension swept (opaque): made by warpalign_ydrop_speculate, read by
+ * A pool of threads computing y-drop extensions ahead of the calls they stand for (opaque): made by
+ * warpalign_ydrop_ahead_create, freed by warpalign_ydrop_ahead_destroy. One caller thread at a time.
+ */
+typedef struct warpalign_ydrop_ahead warpalign_ydrop_ahead;
+
+/**
+ * What a speculative extension swept (opaque): made by warpalign_ydrop_speculate or
+ * warpalign_ydrop_ahead_take, read by
  * warpalign_ydrop_unaffected, freed by warpalign_ydrop_envelopes_free.
  */
 typedef struct warpalign_ydrop_envelope warpalign_ydrop_envelope;
@@ -606,6 +613,50 @@ int32_t warpalign_ydrop_unaffected(const struct warpalign_ydrop_envelope *envelo
  * Frees `n` envelopes and sets their pointers to NULL. NULL arrays and entries are ignored.
  */
 void warpalign_ydrop_envelopes_free(struct warpalign_ydrop_envelope **envelopes, size_t n);
+
+/**
+ * Starts `threads` worker threads (0: one less than the cores, at least one). Returns NULL when a thread
+ * cannot start (see warpalign_last_error).
+ */
+struct warpalign_ydrop_ahead *warpalign_ydrop_ahead_create(size_t threads);
+
+/**
+ * Queues `job` (its `bounds` are not read: it runs as if no earlier alignment bounded it) and writes its
+ * ticket. Workers take the queued job of lowest `priority` first (equal ones in the order queued). The job's sequences and matrix must stay valid and
+ * unchanged until its ticket is taken or cancelled, or the pool drained.
+ */
+enum warpalign_status warpalign_ydrop_ahead_submit(struct warpalign_ydrop_ahead *pool,
+                                                   const struct warpalign_ydrop_job *job,
+                                                   uint64_t priority,
+                                                   uint64_t *ticket);
+
+/**
+ * Takes a queued job: when a worker finished it, writes its result (as warpalign_ydrop_batch; free with
+ * warpalign_ydrop_results_free) and a new envelope (for warpalign_ydrop_unaffected; free with
+ * warpalign_ydrop_envelopes_free); while a worker runs it, waits for it; when none started it, drops it and
+ * writes an empty result and a NULL envelope (run the call yourself). A ticket is taken once.
+ */
+enum warpalign_status warpalign_ydrop_ahead_take(struct warpalign_ydrop_ahead *pool,
+                                                 uint64_t ticket,
+                                                 struct warpalign_ydrop_result *result,
+                                                 struct warpalign_ydrop_envelope **envelope);
+
+/**
+ * Drops a queued job whose result is not wanted (it never runs if no worker started it). Unknown tickets
+ * and a NULL pool are ignored.
+ */
+void warpalign_ydrop_ahead_cancel(struct warpalign_ydrop_ahead *pool,
+                                  uint64_t ticket);
+
+/**
+ * Drops every queued job and waits until no worker runs one: afterwards no job reads the caller's memory.
+ */
+void warpalign_ydrop_ahead_drain(struct warpalign_ydrop_ahead *pool);
+
+/**
+ * Drains the pool and stops its threads (NULL is ignored).
+ */
+void warpalign_ydrop_ahead_destroy(struct warpalign_ydrop_ahead *pool);
 
 #ifdef __cplusplus
 }  // extern "C"

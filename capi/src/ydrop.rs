@@ -39,43 +39,14 @@ pub extern "C" fn warpalign_ydrop_results_free(results: *mut YdropResult, n: usi
     unsafe { std::slice::from_raw_parts_mut(results, n) }.iter_mut().for_each(YdropResult::release);
 }
 
-/// What a speculative extension swept (opaque): made by warpalign_ydrop_speculate, read by
+/// What an extension computed ahead swept (opaque): made by warpalign_ydrop_ahead_take, read by
 /// warpalign_ydrop_unaffected, freed by warpalign_ydrop_envelopes_free.
 pub struct WarpalignYdropEnvelope(ydrop::twin::shadow::Envelope);
 
-/// Runs `n` jobs ahead of the calls they stand for, each as if it had no earlier alignments (`bounds` is
-/// not read), in parallel. `results[i]` as in warpalign_ydrop_batch; `envelopes[i]` receives a new
-/// envelope of job i (free with warpalign_ydrop_envelopes_free). A later call with the same sequences,
-/// lengths, scoring, direction and traceback size may take result i when warpalign_ydrop_unaffected says
-/// its earlier alignments would not have changed it.
-#[no_mangle]
-pub extern "C" fn warpalign_ydrop_speculate(
-    ctx: *const WarpalignCtx,
-    jobs: *const YdropJob,
-    n: usize,
-    results: *mut YdropResult,
-    envelopes: *mut *mut WarpalignYdropEnvelope,
-) -> WarpalignStatus {
-    guard("warpalign_ydrop_speculate", || {
-        let (_engine, jobs, results) = batch_args(ctx, jobs, n, results)?;
-        if n > 0 && envelopes.is_null() {
-            return Err(warpalign::Error::InvalidArgument("null envelope array".into()));
-        }
-        let mut envs: Vec<ydrop::twin::shadow::Envelope> = (0..n).map(|_| Default::default()).collect();
-        ydrop::speculate_batch(jobs, results, &mut envs)?;
-        // SAFETY: the caller passes room for n envelope pointers.
-        let out = unsafe { std::slice::from_raw_parts_mut(envelopes, n) };
-        for (o, e) in out.iter_mut().zip(envs) {
-            *o = Box::into_raw(Box::new(WarpalignYdropEnvelope(e)));
-        }
-        Ok(())
-    })
-}
-
-/// 1 when `job` (the real call: same sequences, lengths, scoring, direction and traceback size as the
-/// speculative job whose envelope this is, with its real `bounds`, or NULL) computes exactly the
-/// speculative result; 0 when it may not (run the call). Exact: LASTZ's bound and mask logic replayed over
-/// the rows the speculative sweep entered.
+/// 1 when `job` (the real call: same sequences, lengths, scoring, direction and traceback size as the job
+/// computed ahead whose envelope this is, with its real `bounds`, or NULL) computes exactly the result
+/// computed ahead; 0 when it may not (run the call). Exact: LASTZ's bound and mask logic replayed over the
+/// rows the sweep entered, giving every answer the sweep got.
 #[no_mangle]
 pub extern "C" fn warpalign_ydrop_unaffected(envelope: *const WarpalignYdropEnvelope, job: *const YdropJob) -> i32 {
     if envelope.is_null() || job.is_null() {
@@ -95,12 +66,105 @@ pub extern "C" fn warpalign_ydrop_envelopes_free(envelopes: *mut *mut WarpalignY
     if envelopes.is_null() {
         return;
     }
-    // SAFETY: the caller passes n pointers made by warpalign_ydrop_speculate (or NULL).
+    // SAFETY: the caller passes n pointers made by warpalign_ydrop_ahead_take (or NULL).
     for e in unsafe { std::slice::from_raw_parts_mut(envelopes, n) } {
         if !e.is_null() {
-            // SAFETY: made by Box::into_raw in warpalign_ydrop_speculate, freed once.
+            // SAFETY: made by Box::into_raw in warpalign_ydrop_ahead_take, freed once.
             drop(unsafe { Box::from_raw(*e) });
             *e = std::ptr::null_mut();
         }
+    }
+}
+
+/// A pool of threads computing y-drop extensions ahead of the calls they stand for (opaque): made by
+/// warpalign_ydrop_ahead_create, freed by warpalign_ydrop_ahead_destroy. One caller thread at a time.
+pub struct WarpalignYdropAhead(ydrop::ahead::Ahead);
+
+/// Starts `threads` worker threads (0: one less than the cores, at least one). Returns NULL when a thread
+/// cannot start (see warpalign_last_error).
+#[no_mangle]
+pub extern "C" fn warpalign_ydrop_ahead_create(threads: usize) -> *mut WarpalignYdropAhead {
+    let mut pool = std::ptr::null_mut();
+    guard("warpalign_ydrop_ahead_create", || {
+        pool = Box::into_raw(Box::new(WarpalignYdropAhead(ydrop::ahead::Ahead::new(threads)?)));
+        Ok(())
+    });
+    pool
+}
+
+/// Queues `job` and writes its ticket. It runs under its `bounds` (the earlier alignments known now, copied
+/// here; NULL: none), and a later call may take its result when warpalign_ydrop_unaffected accepts the
+/// call's real bounds. Workers take the queued job of lowest `priority` first (equal ones in the order
+/// queued). The job's sequences and matrix must stay valid and unchanged until its ticket is taken or
+/// cancelled, or the pool drained.
+#[no_mangle]
+pub extern "C" fn warpalign_ydrop_ahead_submit(
+    pool: *mut WarpalignYdropAhead,
+    job: *const YdropJob,
+    priority: u64,
+    ticket: *mut u64,
+) -> WarpalignStatus {
+    guard("warpalign_ydrop_ahead_submit", || {
+        if pool.is_null() || job.is_null() || ticket.is_null() {
+            return Err(warpalign::Error::InvalidArgument("null pool, job or ticket".into()));
+        }
+        // SAFETY: live pool and job, writable ticket (the caller's contract).
+        unsafe { *ticket = (*pool).0.submit(&*job, priority)? };
+        Ok(())
+    })
+}
+
+/// Takes a queued job: when a worker finished it, writes its result (as warpalign_ydrop_batch; free with
+/// warpalign_ydrop_results_free) and a new envelope (for warpalign_ydrop_unaffected; free with
+/// warpalign_ydrop_envelopes_free); while a worker runs it, waits for it; when none started it, drops it and
+/// writes an empty result and a NULL envelope (run the call yourself). A ticket is taken once.
+#[no_mangle]
+pub extern "C" fn warpalign_ydrop_ahead_take(
+    pool: *mut WarpalignYdropAhead,
+    ticket: u64,
+    result: *mut YdropResult,
+    envelope: *mut *mut WarpalignYdropEnvelope,
+) -> WarpalignStatus {
+    guard("warpalign_ydrop_ahead_take", || {
+        if pool.is_null() || result.is_null() || envelope.is_null() {
+            return Err(warpalign::Error::InvalidArgument("null pool, result or envelope".into()));
+        }
+        // SAFETY: the caller's contract: a live pool, writable result and envelope pointer.
+        let (pool, result, envelope) = unsafe { (&(*pool).0, &mut *result, &mut *envelope) };
+        *result = YdropResult::EMPTY;
+        *envelope = std::ptr::null_mut();
+        if let ydrop::ahead::Taken::Done(r, e) = pool.take(ticket)? {
+            *result = r;
+            *envelope = Box::into_raw(Box::new(WarpalignYdropEnvelope(e)));
+        }
+        Ok(())
+    })
+}
+
+/// Drops a queued job whose result is not wanted (it never runs if no worker started it). Unknown tickets
+/// and a NULL pool are ignored.
+#[no_mangle]
+pub extern "C" fn warpalign_ydrop_ahead_cancel(pool: *mut WarpalignYdropAhead, ticket: u64) {
+    if !pool.is_null() {
+        // SAFETY: a live pool (the caller's contract).
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { (*pool).0.cancel(ticket) }));
+    }
+}
+
+/// Drops every queued job and waits until no worker runs one: afterwards no job reads the caller's memory.
+#[no_mangle]
+pub extern "C" fn warpalign_ydrop_ahead_drain(pool: *mut WarpalignYdropAhead) {
+    if !pool.is_null() {
+        // SAFETY: a live pool (the caller's contract).
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { (*pool).0.drain() }));
+    }
+}
+
+/// Drains the pool and stops its threads (NULL is ignored).
+#[no_mangle]
+pub extern "C" fn warpalign_ydrop_ahead_destroy(pool: *mut WarpalignYdropAhead) {
+    if !pool.is_null() {
+        // SAFETY: made by Box::into_raw in warpalign_ydrop_ahead_create, destroyed once.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(unsafe { Box::from_raw(pool) })));
     }
 }

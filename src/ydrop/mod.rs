@@ -37,6 +37,7 @@
 //! fields are zero); or [`TRUNC_BOUNDS`] when the sweep reached a row past its bounds block's `rows` (the
 //! other fields are zero: run the call again with a block serving more rows).
 
+pub mod ahead;
 pub mod dump;
 pub mod gpu;
 pub mod oracle;
@@ -379,24 +380,6 @@ pub fn one_sided_batch(engine: &Engine, jobs: &[YdropJob], results: &mut [YdropR
     }
     crate::engine::par_zip(jobs, results, |j, r| {
         twin::one_sided(j, r);
-    });
-    Ok(())
-}
-
-/// Extensions computed ahead, for speculation: each job runs as if it had no bounds (`bounds` is not
-/// read) and `envelopes[i]` receives what [`twin::shadow::unaffected`] needs to accept result i for a
-/// later call with the same sequences and scoring and its real earlier alignments. On the CPU twin, in
-/// parallel (the GPU kernel does not report envelopes yet).
-pub fn speculate_batch(jobs: &[YdropJob], results: &mut [YdropResult], envelopes: &mut [twin::shadow::Envelope]) -> Result<()> {
-    if jobs.len() != results.len() || jobs.len() != envelopes.len() {
-        return Err(Error::InvalidArgument(format!("{} jobs, {} results, {} envelopes", jobs.len(), results.len(), envelopes.len())));
-    }
-    for (i, j) in jobs.iter().enumerate() {
-        YdropJob { bounds: std::ptr::null(), ..*j }.check(i)?;
-    }
-    let mut outs: Vec<(&mut YdropResult, &mut twin::shadow::Envelope)> = results.iter_mut().zip(envelopes.iter_mut()).collect();
-    crate::engine::par_zip(jobs, &mut outs, |j, (r, e)| {
-        twin::shadow::run_recorded(j, r, e);
     });
     Ok(())
 }

@@ -404,6 +404,12 @@ fn left_right(chains: &[Vec<YdropSegment>], p1: u32, p2: u32, skip: usize) -> ((
 /// Random earlier alignments around the anchor of a `m` x `n` extension, linked as LASTZ links them (the
 /// ordered lists, the neighbours at each alignment's ends and the anchor's), with some links scrambled.
 pub fn random_bounds(rng: &mut Rng, m: u32, n: u32) -> Arc<Bounds> {
+    let (anchor, chains) = random_chains(rng, m, n);
+    link_bounds(rng, anchor, &chains)
+}
+
+/// The anchor and the segment chains of [`random_bounds`]' alignments.
+pub fn random_chains(rng: &mut Rng, m: u32, n: u32) -> ((u32, u32), Vec<Vec<YdropSegment>>) {
     let span = m.max(n) as i64 + 20;
     let anchor = ((m as i64 + span + rng.range(0, 100)) as u32, (n as i64 + span + rng.range(0, 100)) as u32);
     let n_aligns = match rng.below(6) {
@@ -423,6 +429,12 @@ pub fn random_bounds(rng: &mut Rng, m: u32, n: u32) -> Arc<Bounds> {
             (1..pieces).map(|_| if rng.chance(0.5) { rng.range(1, 12) as i32 } else { -rng.range(1, 12) as i32 }).collect();
         chains.push(chain(p1 as u32, p2 as u32, &diags, &gaps));
     }
+    (anchor, chains)
+}
+
+/// A block over these alignments, linked as LASTZ links them, with some links scrambled.
+pub fn link_bounds(rng: &mut Rng, anchor: (u32, u32), chains: &[Vec<YdropSegment>]) -> Arc<Bounds> {
+    let n_aligns = chains.len();
     let mut aligns: Vec<YdropAlignment> = chains.iter().map(|_| unlinked()).collect();
     // a neighbour link, scrambled now and then to reach odd paths
     let scramble = |rng: &mut Rng, link: (u32, u32)| -> (u32, u32) {
@@ -441,8 +453,8 @@ pub fn random_bounds(rng: &mut Rng, m: u32, n: u32) -> Arc<Bounds> {
     };
     for k in 0..n_aligns {
         let (first, last) = (chains[k][0], chains[k][chains[k].len() - 1]);
-        let (l1, r1) = left_right(&chains, first.b1, first.b2, k);
-        let (l2, r2) = left_right(&chains, last.e1, last.e2, k);
+        let (l1, r1) = left_right(chains, first.b1, first.b2, k);
+        let (l2, r2) = left_right(chains, last.e1, last.e2, k);
         let a = &mut aligns[k];
         ((a.left_align1, a.left_seg1), (a.right_align1, a.right_seg1)) = (scramble(rng, l1), scramble(rng, r1));
         ((a.left_align2, a.left_seg2), (a.right_align2, a.right_seg2)) = (scramble(rng, l2), scramble(rng, r2));
@@ -460,7 +472,7 @@ pub fn random_bounds(rng: &mut Rng, m: u32, n: u32) -> Arc<Bounds> {
     }
     let above = by_start.iter().find(|&&k| chains[k][0].b1 > anchor.0).map_or(NONE, |&k| k as u32);
     let below = by_end.iter().find(|&&k| chains[k][chains[k].len() - 1].e1 < anchor.0).map_or(NONE, |&k| k as u32);
-    let (left, right) = left_right(&chains, anchor.0, anchor.1, usize::MAX);
+    let (left, right) = left_right(chains, anchor.0, anchor.1, usize::MAX);
     let links = Links {
         anchor,
         left: scramble(rng, left),
@@ -468,7 +480,7 @@ pub fn random_bounds(rng: &mut Rng, m: u32, n: u32) -> Arc<Bounds> {
         above: if rng.chance(0.05) { by_start.first().map_or(NONE, |&k| k as u32) } else { above },
         below: if rng.chance(0.05) { by_end.first().map_or(NONE, |&k| k as u32) } else { below },
     };
-    Bounds::new(&chains, aligns, &links)
+    Bounds::new(chains, aligns, &links)
 }
 
 /// A random case ([`random_case`]) with random earlier alignments around its anchor.
@@ -477,4 +489,15 @@ pub fn random_constrained_case(rng: &mut Rng, pool: &[Arc<Matrix>], max_len: usi
     let (m, n) = (case.a.len() as u32 - 1, case.b.len() as u32 - 1);
     case.bounds = Some(random_bounds(rng, m, n));
     case
+}
+
+/// [`random_constrained_case`] and a block over some of its alignments (each kept with probability `keep`):
+/// the earlier alignments known when the call was computed ahead.
+pub fn random_constrained_case_with_snapshot(rng: &mut Rng, pool: &[Arc<Matrix>], max_len: usize, keep: f64) -> (Case, Arc<Bounds>) {
+    let mut case = random_case(rng, pool, max_len);
+    let (m, n) = (case.a.len() as u32 - 1, case.b.len() as u32 - 1);
+    let (anchor, chains) = random_chains(rng, m, n);
+    case.bounds = Some(link_bounds(rng, anchor, &chains));
+    let known: Vec<_> = chains.into_iter().filter(|_| rng.chance(keep)).collect();
+    (case, link_bounds(rng, anchor, &known))
 }

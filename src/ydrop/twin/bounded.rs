@@ -212,11 +212,6 @@ impl<'a> Bounded<'a> {
         self.row_masks.push(col);
     }
 
-    /// Whether a cell of the current row `row` in columns `lo..hi` is masked.
-    pub(crate) fn masks_hit(&self, row: u32, lo: u32, hi: u32) -> bool {
-        self.row_masks.iter().any(|&c| c >= lo && c < hi && self.masked(row, c))
-    }
-
     /// `build_active_seg`: points `act` at its segment's entry on `row` and masks the cells it covers there.
     fn build_active_seg(&mut self, act: &mut Active, row: u32, ly: u32, ry: u32) {
         let s = *self.seg(act.seg);
@@ -299,6 +294,20 @@ impl Constraints for Bounded<'_> {
 
     fn masked(&self, row: u32, col: u32) -> bool {
         !self.active.is_empty() && self.mask.get(col as usize) == Some(&row)
+    }
+
+    fn masks_in(&self, row: u32, lo: u32, hi: u32, out: &mut Vec<u32>) {
+        let start = out.len();
+        out.extend(self.row_masks.iter().copied().filter(|&c| c >= lo && c < hi && self.masked(row, c)));
+        out[start..].sort_unstable();
+        let mut w = start;
+        for r in start..out.len() {
+            if w == start || out[r] != out[w - 1] {
+                out[w] = out[r];
+                w += 1;
+            }
+        }
+        out.truncate(w);
     }
 
     fn right_limit(&self, n: u32) -> i64 {

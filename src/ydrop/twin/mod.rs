@@ -23,6 +23,8 @@ pub(crate) trait Constraints {
     fn enter_row(&mut self, row: u32, ly: &mut u32, ry: &mut u32) -> bool;
     /// Whether (row, col) lies on an earlier alignment: the cell is pruned unconditionally.
     fn masked(&self, row: u32, col: u32) -> bool;
+    /// Appends the masked columns of the current `row` in `lo..hi`, ascending (for [`shadow`]).
+    fn masks_in(&self, _row: u32, _lo: u32, _hi: u32, _out: &mut Vec<u32>) {}
     /// The last column prolongation and the terminator cell may reach (LASTZ's `NN`).
     fn right_limit(&self, n: u32) -> i64;
     /// After a row: the right bounds `lo..=hi` were each compared with `right_limit` (for [`shadow`]).

@@ -1,31 +1,43 @@
-//! Speculation support: an extension computed ahead without constraints, and the exact test of whether the
-//! earlier alignments a later call sees would have changed it (the design's "shadow bookkeeping").
+//! Speculation support: an extension computed ahead under the earlier alignments known then (or none), and
+//! the exact test of whether the earlier alignments a later call sees would have changed it (the design's
+//! "shadow bookkeeping").
 //!
-//! [`run_recorded`] runs a job as unconstrained and records its envelope: each row's bounds `[ly, ry)` as
-//! the sweep enters it, and the right bounds then compared with `NN`. [`unaffected`] replays LASTZ's bound
-//! and mask logic ([`super::bounded::Bounded`]) over those rows with the call's real constraints. The
-//! constrained sweep computes exactly what the unconstrained one did if, on every row, the constraints
-//! leave `[ly, ry)` as it was, mask no cell the row visits, and give every comparison with `NN` the same
-//! answer: by induction each row then starts from the same state and does the same work. A row the
-//! constraints' block does not serve, or any difference, rejects the result (the caller runs the call).
+//! [`run_recorded`] runs a job under its own constraints (its `bounds`, a snapshot; or none) and records
+//! what the sweep asked them and what they answered: each row's bounds `[ly, ry)` before and after the
+//! constraints moved them, the masked cells among the columns the row visits, and the prolongation bound
+//! `NN` where the sweep compared right bounds with it. [`unaffected`] replays LASTZ's bound and mask logic
+//! ([`super::bounded::Bounded`]) over those rows with the call's real constraints and accepts only when
+//! every answer is the same. The sweep is a function of its sequences, its scoring and these answers, so by
+//! induction each row then starts from the same state and does the same work. A row the real block does
+//! not serve, or any difference, rejects the result (the caller runs the call).
 
-use super::{bounded::Bounded, one_sided_with, Constraints, Extent};
+use super::{bounded::Bounded, one_sided_with, Constraints, Extent, Unconstrained};
 use crate::ydrop::{YdropJob, YdropResult};
 
 #[derive(Clone, Copy)]
 struct Row {
+    /// The row's bounds as the sweep brought them, and as the constraints left them.
+    ly_in: u32,
+    ry_in: u32,
     ly: u32,
     ry: u32,
-    /// The right bounds `lo..=hi` compared with `NN` (when `tested`).
+    /// `masks[mask_start..mask_end]`: the masked columns of those the row visits, ascending.
+    mask_start: u32,
+    mask_end: u32,
+    /// The right bounds `lo..=hi` compared with `nn` (when `tested`).
     lo: u32,
     hi: u32,
+    nn: i64,
     tested: bool,
 }
 
-/// The rows an unconstrained sweep entered (see the module).
+/// What a sweep asked its constraints and what they answered (see the module).
 #[derive(Default, Clone)]
 pub struct Envelope {
     rows: Vec<Row>,
+    masks: Vec<u32>,
+    /// The run had constraints (a snapshot block).
+    constrained: bool,
 }
 
 impl Envelope {
@@ -35,57 +47,105 @@ impl Envelope {
     }
 }
 
-struct Recorder<'a>(&'a mut Vec<Row>);
+/// The columns a row visits, from its bounds after the constraints moved them (as the sweep takes them).
+fn visited(ly: u32, ry: u32, n: u32) -> (u32, u32) {
+    (ly, ry.max(ly).min(n.wrapping_add(1)))
+}
 
-impl Constraints for Recorder<'_> {
-    fn enter_row(&mut self, _row: u32, ly: &mut u32, ry: &mut u32) -> bool {
-        self.0.push(Row { ly: *ly, ry: *ry, lo: 0, hi: 0, tested: false });
+struct Recorder<'a, K> {
+    inner: K,
+    env: &'a mut Envelope,
+    n: u32,
+}
+
+impl<K: Constraints> Constraints for Recorder<'_, K> {
+    fn enter_row(&mut self, row: u32, ly: &mut u32, ry: &mut u32) -> bool {
+        let (ly_in, ry_in) = (*ly, *ry);
+        if !self.inner.enter_row(row, ly, ry) {
+            return false;
+        }
+        let mask_start = self.env.masks.len() as u32;
+        let (lo, hi) = visited(*ly, *ry, self.n);
+        self.inner.masks_in(row, lo, hi, &mut self.env.masks);
+        let mask_end = self.env.masks.len() as u32;
+        self.env.rows.push(Row {
+            ly_in,
+            ry_in,
+            ly: *ly,
+            ry: *ry,
+            mask_start,
+            mask_end,
+            lo: 0,
+            hi: 0,
+            nn: 0,
+            tested: false,
+        });
         true
     }
-    fn masked(&self, _row: u32, _col: u32) -> bool {
-        false
+    fn masked(&self, row: u32, col: u32) -> bool {
+        self.inner.masked(row, col)
+    }
+    fn masks_in(&self, row: u32, lo: u32, hi: u32, out: &mut Vec<u32>) {
+        self.inner.masks_in(row, lo, hi, out)
     }
     fn right_limit(&self, n: u32) -> i64 {
-        n as i64
+        self.inner.right_limit(n)
     }
     fn limit_tested(&mut self, lo: u32, hi: u32) {
-        let r = self.0.last_mut().expect("a row was entered");
-        (r.lo, r.hi, r.tested) = (lo, hi, true);
+        // the limit moves only when a row is entered, so it is the one the row compared with
+        let nn = self.inner.right_limit(self.n);
+        let r = self.env.rows.last_mut().expect("a row was entered");
+        (r.lo, r.hi, r.nn, r.tested) = (lo, hi, nn, true);
     }
 }
 
-/// `ydrop_one_sided_align` for `job` as if it had no bounds (`job.bounds` is not read), recording its
-/// envelope into `env`; as [`super::one_sided`] otherwise.
+/// `ydrop_one_sided_align` for `job` under its own `bounds` (the earlier alignments known when it runs, or
+/// none), recording its envelope into `env`; as [`super::one_sided`] otherwise.
 pub fn run_recorded(job: &YdropJob, out: &mut YdropResult, env: &mut Envelope) -> Extent {
     env.rows.clear();
-    one_sided_with(job, out, &mut Recorder(&mut env.rows))
+    env.masks.clear();
+    env.constrained = !job.bounds.is_null();
+    if job.bounds.is_null() {
+        one_sided_with(job, out, &mut Recorder { inner: Unconstrained, env, n: job.n })
+    } else {
+        // SAFETY: the job's contract: a non-null bounds points to a live, well-formed block.
+        let bounds = unsafe { &*job.bounds };
+        let inner = Bounded::new(bounds, job.reversed != 0, job.n);
+        one_sided_with(job, out, &mut Recorder { inner, env, n: job.n })
+    }
 }
 
-/// Whether `job` (with its real bounds; null: none) computes exactly what the unconstrained run that
-/// recorded `env` computed, for the same sequences and scoring.
+/// Whether `job` (with its real bounds; null: none) computes exactly what the run that recorded `env`
+/// computed, for the same sequences, lengths, scoring, direction and traceback size.
 pub fn unaffected(env: &Envelope, job: &YdropJob) -> bool {
     if job.bounds.is_null() {
-        return true;
+        if !env.constrained {
+            return true;
+        }
+        return replay(env, &mut Unconstrained, job.n);
     }
     // SAFETY: the job's contract: a non-null bounds points to a live, well-formed block.
     let bounds = unsafe { &*job.bounds };
-    let n = job.n;
-    let mut k = Bounded::new(bounds, job.reversed != 0, n);
+    replay(env, &mut Bounded::new(bounds, job.reversed != 0, job.n), job.n)
+}
+
+fn replay<K: Constraints>(env: &Envelope, k: &mut K, n: u32) -> bool {
+    let mut masks = Vec::new();
+    let clamp = |nn: i64, e: &Row| nn.clamp(e.lo as i64 - 1, e.hi as i64);
     for (i, e) in env.rows.iter().enumerate() {
         let row = i as u32 + 1;
-        let (mut ly, mut ry) = (e.ly, e.ry);
+        let (mut ly, mut ry) = (e.ly_in, e.ry_in);
         if !k.enter_row(row, &mut ly, &mut ry) || (ly, ry) != (e.ly, e.ry) {
             return false;
         }
-        // the visited columns, as the sweep takes them
-        if k.masks_hit(row, ly, ry.max(ly).min(n.wrapping_add(1))) {
+        masks.clear();
+        let (lo, hi) = visited(ly, ry, n);
+        k.masks_in(row, lo, hi, &mut masks);
+        if masks[..] != env.masks[e.mask_start as usize..e.mask_end as usize] {
             return false;
         }
-        if e.tested {
-            let clamp = |nn: i64| nn.clamp(e.lo as i64 - 1, e.hi as i64);
-            if clamp(k.right_limit(n)) != clamp(n as i64) {
-                return false;
-            }
+        if e.tested && clamp(k.right_limit(n), e) != clamp(e.nn, e) {
+            return false;
         }
     }
     true

@@ -1,0 +1,244 @@
+//! Extensions computed ahead of the calls they stand for, by a pool of worker threads.
+//!
+//! A caller walking its anchors in order (LASTZ's gapped_extend) submits the jobs of the anchors ahead of
+//! it, each under the earlier alignments known then (its `bounds`, copied; or none) and with a priority (its
+//! place in the caller's order); the workers run them, each recording its envelope
+//! ([`twin::shadow::run_recorded`]), lowest priority number first. When the caller reaches a job it takes it: done, it gets the result;
+//! running, it waits for it; not started yet, it gets nothing and the job is dropped (the caller then runs
+//! the real, constrained call itself, which costs no more than the unconstrained one). There is no barrier
+//! between groups of anchors, so a long extension holds up only the calls that need it, and idle workers
+//! sleep on a condition variable.
+//!
+//! Jobs point into the caller's sequences: [`Ahead::drain`] (and dropping the pool) waits for running jobs,
+//! so the caller may change or free that memory afterwards.
+
+use super::twin::{self, shadow::Envelope};
+use super::{YdropAlignment, YdropBounds, YdropJob, YdropResult, YdropSegment};
+use crate::{Error, Result};
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+
+/// A job's ticket: its submission number.
+pub type Ticket = u64;
+
+/// What [`Ahead::take`] found.
+pub enum Taken {
+    /// The result and envelope of the job (the caller owns the result's ops).
+    Done(YdropResult, Envelope),
+    /// No worker had started the job; it is dropped.
+    NotStarted,
+}
+
+/// A job's bounds block with its arrays, owned: the caller may reuse its block once submit returns.
+struct OwnedBounds {
+    block: YdropBounds,
+    _segments: Vec<YdropSegment>,
+    _alignments: Vec<YdropAlignment>,
+}
+
+// SAFETY: the block points only into the vectors kept with it, which nothing mutates.
+unsafe impl Send for OwnedBounds {}
+
+impl OwnedBounds {
+    fn copy(b: &YdropBounds) -> Box<OwnedBounds> {
+        let (segments, alignments) = (b.segments().to_vec(), b.alignments().to_vec());
+        let block = YdropBounds { segments: segments.as_ptr(), alignments: alignments.as_ptr(), ..*b };
+        Box::new(OwnedBounds { block, _segments: segments, _alignments: alignments })
+    }
+}
+
+enum Slot {
+    Queued(YdropJob, u64, Option<Box<OwnedBounds>>),
+    Running {
+        cancelled: bool,
+    },
+    Done(YdropResult, Envelope),
+    /// The job panicked (a bug); its message.
+    Failed(String),
+}
+
+#[derive(Default)]
+struct State {
+    /// (priority, ticket) of the queued jobs.
+    queue: BTreeSet<(u64, Ticket)>,
+    slots: HashMap<Ticket, Slot>,
+    next: Ticket,
+    running: usize,
+    shutdown: bool,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    /// Signalled when a job is queued or the pool shuts down.
+    work: Condvar,
+    /// Signalled when a job finishes.
+    done: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A worker never panics while holding the lock (jobs run outside it), so poison carries no torn state.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// The worker pool and its jobs.
+pub struct Ahead {
+    shared: Arc<Shared>,
+    workers: Vec<JoinHandle<()>>,
+}
+
+impl Ahead {
+    /// A pool of `threads` workers (0: one less than the cores, at least one).
+    pub fn new(threads: usize) -> Result<Self> {
+        let threads = match threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1)),
+            t => t,
+        };
+        let shared =
+            Arc::new(Shared { state: Mutex::new(State::default()), work: Condvar::new(), done: Condvar::new() });
+        let mut workers = Vec::with_capacity(threads);
+        for k in 0..threads {
+            let s = Arc::clone(&shared);
+            let w = std::thread::Builder::new()
+                .name(format!("warpalign-ahead-{k}"))
+                .spawn(move || work(&s))
+                .map_err(|e| Error::Internal(format!("starting a y-drop worker: {e}")))?;
+            workers.push(w);
+        }
+        Ok(Ahead { shared, workers })
+    }
+
+    pub fn threads(&self) -> usize {
+        self.workers.len()
+    }
+
+    /// Queues `job` to run before queued jobs of higher `priority` (equal ones in submission order), under its
+    /// `bounds` (copied here; null: none). Its sequences and matrix must stay valid and unchanged until it is
+    /// taken, cancelled or drained.
+    pub fn submit(&self, job: &YdropJob, priority: u64) -> Result<Ticket> {
+        job.check(0)?;
+        // SAFETY: checked above: a non-null bounds points to a live, well-formed block.
+        let bounds = (!job.bounds.is_null()).then(|| OwnedBounds::copy(unsafe { &*job.bounds }));
+        let mut st = self.shared.lock();
+        let t = st.next;
+        st.next += 1;
+        st.slots.insert(t, Slot::Queued(YdropJob { bounds: std::ptr::null(), ..*job }, priority, bounds));
+        st.queue.insert((priority, t));
+        drop(st);
+        self.shared.work.notify_one();
+        Ok(t)
+    }
+
+    /// The job's result, waiting for it while a worker runs it. A ticket is taken at most once.
+    pub fn take(&self, t: Ticket) -> Result<Taken> {
+        let mut st = self.shared.lock();
+        loop {
+            match st.slots.remove(&t) {
+                None => return Err(Error::InvalidArgument(format!("y-drop ticket {t}: unknown or already taken"))),
+                Some(Slot::Queued(_, p, _)) => {
+                    st.queue.remove(&(p, t));
+                    return Ok(Taken::NotStarted);
+                }
+                Some(Slot::Done(r, e)) => return Ok(Taken::Done(r, e)),
+                Some(Slot::Failed(m)) => return Err(Error::Internal(format!("y-drop job computed ahead: {m}"))),
+                Some(running @ Slot::Running { .. }) => {
+                    st.slots.insert(t, running);
+                    st = self.shared.done.wait(st).unwrap_or_else(|p| p.into_inner());
+                }
+            }
+        }
+    }
+
+    /// Drops a job the caller will not take: not started, it never runs; running, its result is freed when
+    /// it ends. Unknown tickets are ignored.
+    pub fn cancel(&self, t: Ticket) {
+        let mut st = self.shared.lock();
+        match st.slots.remove(&t) {
+            Some(Slot::Queued(_, p, _)) => {
+                st.queue.remove(&(p, t));
+            }
+            Some(Slot::Running { .. }) => {
+                st.slots.insert(t, Slot::Running { cancelled: true });
+            }
+            Some(Slot::Done(mut r, _)) => r.release(),
+            Some(Slot::Failed(_)) | None => {}
+        }
+    }
+
+    /// Cancels every job and waits until no worker runs one: afterwards no job reads the caller's memory.
+    pub fn drain(&self) {
+        let mut st = self.shared.lock();
+        st.queue.clear();
+        for slot in st.slots.values_mut() {
+            match slot {
+                Slot::Running { cancelled } => *cancelled = true,
+                Slot::Done(r, _) => r.release(),
+                _ => {}
+            }
+        }
+        st.slots.retain(|_, s| matches!(s, Slot::Running { .. }));
+        while st.running > 0 {
+            st = self.shared.done.wait(st).unwrap_or_else(|p| p.into_inner());
+        }
+        st.slots.clear();
+    }
+}
+
+impl Drop for Ahead {
+    fn drop(&mut self) {
+        self.drain();
+        self.shared.lock().shutdown = true;
+        self.shared.work.notify_all();
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}
+
+fn work(shared: &Shared) {
+    let mut st = shared.lock();
+    loop {
+        if st.shutdown {
+            return;
+        }
+        let Some((_, t)) = st.queue.pop_first() else {
+            st = shared.work.wait(st).unwrap_or_else(|p| p.into_inner());
+            continue;
+        };
+        let Some(Slot::Queued(mut job, _, bounds)) = st.slots.insert(t, Slot::Running { cancelled: false }) else {
+            unreachable!("a queued ticket has a queued slot")
+        };
+        if let Some(b) = &bounds {
+            job.bounds = &b.block;
+        }
+        st.running += 1;
+        drop(st);
+        let outcome = std::panic::catch_unwind(|| {
+            let (mut r, mut e) = (YdropResult::EMPTY, Envelope::default());
+            twin::shadow::run_recorded(&job, &mut r, &mut e);
+            (r, e)
+        });
+        st = shared.lock();
+        st.running -= 1;
+        let cancelled = matches!(st.slots.get(&t), Some(Slot::Running { cancelled: true }) | None);
+        match (cancelled, outcome) {
+            (true, Ok((mut r, _))) => {
+                r.release();
+                st.slots.remove(&t);
+            }
+            (true, Err(_)) => {
+                st.slots.remove(&t);
+            }
+            (false, Ok((r, e))) => {
+                st.slots.insert(t, Slot::Done(r, e));
+            }
+            (false, Err(p)) => {
+                let m = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned());
+                st.slots.insert(t, Slot::Failed(m.unwrap_or_else(|| "panic".into())));
+            }
+        }
+        shared.done.notify_all();
+    }
+}
