@@ -87,7 +87,9 @@ BENCH_DATA     := ref/ecoli_K12_MG1655.fasta.gz ont/ecoli_ultralong_R9_nanotest.
                   ont/ecoli_R9_medaka_test_reads.fasta.gz pacbio/ecoli_sequel_clr_subreads.fastq.gz \
                   wga/hpylori_G27.fasta.gz wga/hpylori_SJM180.fasta.gz wga/B_anthracis_Mslice.fasta.gz \
                   wga/D_melanogaster_2Rslice.fasta.gz lambda/lambda_NC_001416.fasta.gz \
-                  lambda/lambda_ont_R7_2D_ERA476754.fastq.gz
+                  lambda/lambda_ont_R7_2D_ERA476754.fastq.gz wga/MT-human.fa wga/MT-orang.fa \
+                  wga/dwv_NC_004830.fasta.gz wga/vdv1_NC_006494.fasta.gz wga/D_pseudoobscura_contigs.fasta.gz \
+                  wga/B_anthracis_contigs.fasta.gz
 bench-pack: tools
 	$(CARGO) build --release -p warpalign-bench --bin gen --bin measure --bin plot --bin chain
 	rm -rf $(BENCH_CARRY) && mkdir -p $(BENCH_CARRY)/tools $(BENCH_CARRY)/bin $(BENCH_CARRY)/data

@@ -65,8 +65,7 @@ typedef struct warpalign_ksw_cache warpalign_ksw_cache;
 typedef struct warpalign_ydrop_ahead warpalign_ydrop_ahead;
 
 /**
- * What a speculative extension swept (opaque): made by warpalign_ydrop_speculate or
- * warpalign_ydrop_ahead_take, read by
+ * What an extension computed ahead swept (opaque): made by warpalign_ydrop_ahead_take, read by
  * warpalign_ydrop_unaffected, freed by warpalign_ydrop_envelopes_free.
  */
 typedef struct warpalign_ydrop_envelope warpalign_ydrop_envelope;
@@ -583,28 +582,21 @@ enum warpalign_status warpalign_ydrop_batch(const struct warpalign_ctx *ctx,
                                             struct warpalign_ydrop_result *results);
 
 /**
+ * DP cells the y-drop engine's CPU path has swept in this process, on every thread (for rates; extensions
+ * computed ahead count whether or not a call took them).
+ */
+uint64_t warpalign_ydrop_cells(void);
+
+/**
  * Frees the edit ops of `n` results and zeroes them. NULL is ignored.
  */
 void warpalign_ydrop_results_free(struct warpalign_ydrop_result *results, size_t n);
 
 /**
- * Runs `n` jobs ahead of the calls they stand for, each as if it had no earlier alignments (`bounds` is
- * not read), in parallel. `results[i]` as in warpalign_ydrop_batch; `envelopes[i]` receives a new
- * envelope of job i (free with warpalign_ydrop_envelopes_free). A later call with the same sequences,
- * lengths, scoring, direction and traceback size may take result i when warpalign_ydrop_unaffected says
- * its earlier alignments would not have changed it.
- */
-enum warpalign_status warpalign_ydrop_speculate(const struct warpalign_ctx *ctx,
-                                                const struct warpalign_ydrop_job *jobs,
-                                                size_t n,
-                                                struct warpalign_ydrop_result *results,
-                                                struct warpalign_ydrop_envelope **envelopes);
-
-/**
- * 1 when `job` (the real call: same sequences, lengths, scoring, direction and traceback size as the
- * speculative job whose envelope this is, with its real `bounds`, or NULL) computes exactly the
- * speculative result; 0 when it may not (run the call). Exact: LASTZ's bound and mask logic replayed over
- * the rows the speculative sweep entered.
+ * 1 when `job` (the real call: same sequences, lengths, scoring, direction and traceback size as the job
+ * computed ahead whose envelope this is, with its real `bounds`, or NULL) computes exactly the result
+ * computed ahead; 0 when it may not (run the call). Exact: LASTZ's bound and mask logic replayed over the
+ * rows the sweep entered, giving every answer the sweep got.
  */
 int32_t warpalign_ydrop_unaffected(const struct warpalign_ydrop_envelope *envelope,
                                    const struct warpalign_ydrop_job *job);
@@ -621,9 +613,11 @@ void warpalign_ydrop_envelopes_free(struct warpalign_ydrop_envelope **envelopes,
 struct warpalign_ydrop_ahead *warpalign_ydrop_ahead_create(size_t threads);
 
 /**
- * Queues `job` (its `bounds` are not read: it runs as if no earlier alignment bounded it) and writes its
- * ticket. Workers take the queued job of lowest `priority` first (equal ones in the order queued). The job's sequences and matrix must stay valid and
- * unchanged until its ticket is taken or cancelled, or the pool drained.
+ * Queues `job` and writes its ticket. It runs under its `bounds` (the earlier alignments known now, copied
+ * here; NULL: none), and a later call may take its result when warpalign_ydrop_unaffected accepts the
+ * call's real bounds. Workers take the queued job of lowest `priority` first (equal ones in the order
+ * queued). The job's sequences and matrix must stay valid and unchanged until its ticket is taken or
+ * cancelled, or the pool drained.
  */
 enum warpalign_status warpalign_ydrop_ahead_submit(struct warpalign_ydrop_ahead *pool,
                                                    const struct warpalign_ydrop_job *job,

@@ -29,6 +29,13 @@ pub extern "C" fn warpalign_ydrop_batch(
     })
 }
 
+/// DP cells the y-drop engine's CPU path has swept in this process, on every thread (for rates; extensions
+/// computed ahead count whether or not a call took them).
+#[no_mangle]
+pub extern "C" fn warpalign_ydrop_cells() -> u64 {
+    ydrop::twin::cells_swept()
+}
+
 /// Frees the edit ops of `n` results and zeroes them. NULL is ignored.
 #[no_mangle]
 pub extern "C" fn warpalign_ydrop_results_free(results: *mut YdropResult, n: usize) {

@@ -46,6 +46,14 @@ impl Constraints for Unconstrained {
     }
 }
 
+/// DP cells the twin has swept in this process (every thread; each visited or prolonged cell once).
+static CELLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// [`CELLS`]: for the rate of the y-drop stage.
+pub fn cells_swept() -> u64 {
+    CELLS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 thread_local! {
     static SCRATCH: RefCell<(Scratch, Vec<u32>)> = RefCell::new(Default::default());
 }
@@ -99,6 +107,8 @@ fn one_sided_with<K: Constraints>(job: &YdropJob, out: &mut YdropResult, constra
     };
     SCRATCH.with_borrow_mut(|(scratch, ops)| {
         let f = sweep::fill(a, b, &params, constraints, scratch);
+        // (one traceback byte per cell)
+        CELLS.fetch_add(scratch.tb.len() as u64, std::sync::atomic::Ordering::Relaxed);
         if f.beyond_bounds {
             out.truncated = TRUNC_BOUNDS;
             return Extent { a: f.a_read, b: f.b_read };
