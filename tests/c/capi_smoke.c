@@ -78,6 +78,44 @@ static void speculate(void)
 	warpalign_ksw_cache_destroy(cache);
 }
 
+/* Y-drop extensions computed ahead by the worker pool: each one a worker ran equals the batch call's result
+ * and a call without earlier alignments accepts it. */
+static void ydrop_ahead(void)
+{
+	static int32_t sub[256 * 256];
+	static uint8_t a[300], b[301];
+	warpalign_ydrop_ahead *pool = warpalign_ydrop_ahead_create(2);
+	warpalign_ydrop_job job;
+	warpalign_ydrop_result want, got;
+	warpalign_ydrop_envelope *env;
+	uint64_t t[8];
+	int i;
+	if (pool == NULL) fail("ydrop ahead pool");
+	for (i = 0; i < 256 * 256; ++i) sub[i] = (i >> 8) == (i & 255) ? 91 : -114;
+	for (i = 0; i < 300; ++i) a[i] = b[i] = (uint8_t)"ACGT"[i * 7 % 4];
+	a[150] = 'T' + 'A' - a[150];
+	memset(&job, 0, sizeof(job));
+	job.a = a, job.m = 300, job.b = b, job.n = 300, job.sub = sub;
+	job.gap_open = 400, job.gap_extend = 30, job.y_drop = 9400, job.trim_to_peak = 1, job.tb_size = 1 << 20;
+	if (warpalign_ydrop_batch(ctx, &job, 1, &want) != WARPALIGN_STATUS_OK) fail("ydrop batch");
+	for (i = 0; i < 8; ++i)
+		if (warpalign_ydrop_ahead_submit(pool, &job, (uint64_t)i, &t[i]) != WARPALIGN_STATUS_OK) fail("ydrop submit");
+	for (i = 0; i < 8; ++i) {
+		if (warpalign_ydrop_ahead_take(pool, t[i], &got, &env) != WARPALIGN_STATUS_OK) fail("ydrop take");
+		if (env == NULL) continue; /* no worker had started it */
+		if (got.score != want.score || got.end1 != want.end1 || got.end2 != want.end2 || got.n_ops != want.n_ops
+			|| memcmp(got.ops, want.ops, (size_t)got.n_ops * 4) != 0) {
+			fprintf(stderr, "capi: ydrop job computed ahead differs from the batch result\n");
+			exit(1);
+		}
+		if (warpalign_ydrop_unaffected(env, &job) != 1) fail("ydrop result computed ahead rejected");
+		warpalign_ydrop_results_free(&got, 1);
+		warpalign_ydrop_envelopes_free(&env, 1);
+	}
+	warpalign_ydrop_results_free(&want, 1);
+	warpalign_ydrop_ahead_destroy(pool);
+}
+
 int main(void)
 {
 	pthread_t th[N_THREADS];
@@ -111,6 +149,7 @@ int main(void)
 	warpalign_chain_dp_results_free(&res, 1);
 
 	speculate();
+	ydrop_ahead();
 	if (warpalign_ksw_extd2_batch(NULL, NULL, 0, NULL) != WARPALIGN_STATUS_INVALID_ARGUMENT) fail("null context accepted");
 	printf("capi: ok (warpalign %s, %s backend, %d threads x %d jobs)\n", warpalign_version(),
 	       warpalign_ctx_backend(ctx) == WARPALIGN_BACKEND_GPU ? "GPU" : "CPU", N_THREADS, N_JOBS);
