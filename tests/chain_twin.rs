@@ -407,6 +407,38 @@ fn radix_sort_sorts() {
     }
 }
 
+/// radix_sort_128x leaves equal keys in upstream's order: the twin's permutation equals the original's on
+/// arrays with many ties, keys of few bits (backtrack's scores), keys differing only in high bytes, all-equal
+/// keys, and sizes around the insertion-sort cut.
+#[test]
+fn radix_sort_order_equals_upstream() {
+    let mut rng = Rng::new(17);
+    for case in 0..3000u64 {
+        let n = [0usize, 1, 63, 64, 65, 66, 129, 1000, 5000][case as usize % 9] + rng.below(3) as usize;
+        let kind = case / 9 % 5;
+        let mut a: Vec<Anchor> = (0..n)
+            .map(|i| {
+                let x = match kind {
+                    0 => rng.below(40),
+                    1 => rng.below(1 << 20),
+                    2 => rng.below(4) << (8 * rng.below(8)),
+                    3 => 7,
+                    _ => rng.next_u64() >> rng.below(64),
+                };
+                Anchor { x, y: i as u64 }
+            })
+            .collect();
+        let mut want: Vec<c::mm128_t> =
+            a.iter().map(|e| c::mm128_t { x: e.x, y: e.y }).collect();
+        // SAFETY: a valid [beg, end) range of n elements.
+        unsafe { c::warpalign_oracle_radix_sort_128x(want.as_mut_ptr(), want.as_mut_ptr().add(n)) };
+        twin::radix_sort_128x(&mut a);
+        let got: Vec<(u64, u64)> = a.iter().map(|e| (e.x, e.y)).collect();
+        let want: Vec<(u64, u64)> = want.iter().map(|e| (e.x, e.y)).collect();
+        assert_eq!(got, want, "case {case}: n {n}, kind {kind}");
+    }
+}
+
 /// The fill alone: the chain scores of the output are differences of f, and v is the running peak.
 #[test]
 fn fill_is_consistent() {

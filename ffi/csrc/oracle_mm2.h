@@ -1,4 +1,4 @@
-/* What bindgen binds from minimap2: the ksw2 extension functions and the chaining DP. */
+/* What bindgen binds from minimap2: the ksw2 extension functions, the chaining DP and its radix sort. */
 #include <stdint.h>
 #include "kalloc.h"
 #include "ksw2.h"

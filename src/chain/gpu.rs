@@ -3,12 +3,15 @@
 //! length alone; longest jobs first), the CPU runs the twin's backtrack and compaction on it (`twin::finish`), so the
 //! result is bit-exact with `twin::lchain_dp`.
 //!
+//! Anchors go up and `f`, `p`, `v` come back through page-locked buffers kept by the runtime (pageable copies
+//! of 15M anchors' arrays took 0.3 s of a 0.6 s batch on the H100).
+//!
 //! `WARPALIGN_CHAIN_GPU_PROFILE=1` prints each launch's size and its host, transfer and kernel times on stderr.
 
 use super::twin::{self, Fill, Params};
 use super::{ChainDpJob, ChainDpResult};
 use crate::gpu::GpuRuntime;
-use cudarc::driver::{LaunchConfig, PushKernelArg};
+use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig, PinnedHostSlice, PushKernelArg};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -36,9 +39,41 @@ fn par_of(j: &ChainDpJob) -> [i32; NPAR] {
     ]
 }
 
-/// The fill of every job, as `twin::fill` returns it (counters included).
-pub fn fill_batch_gpu(rt: &GpuRuntime, jobs: &[ChainDpJob]) -> Result<Vec<Fill>, String> {
-    let mut fills: Vec<Fill> = (0..jobs.len()).map(|_| Fill::default()).collect();
+/// The fill's arrays a launch brings back: `f` and `p` (all the backtrack reads), or all four (tests, benches).
+#[derive(Clone, Copy, PartialEq)]
+enum Download {
+    FP,
+    All,
+}
+
+/// What one launch brought back: its arrays (see [`Download`]), back to back in a page-locked buffer (each an
+/// i32 array of `total`, in the order f, p, v, t), the jobs' offsets into them and their counters.
+struct Launched {
+    buf: PinnedHostSlice<u8>,
+    total: usize,
+    off: Vec<i64>,
+    cnt: Vec<u64>,
+}
+
+impl Launched {
+    /// Array `k` (0 f, 1 p, 2 v, 3 t) of the launch's job `j` (whose job has `n` anchors).
+    fn array(&self, k: usize, j: usize, n: usize) -> &[i32] {
+        let bytes = self.buf.as_slice().expect("a launch's download has completed");
+        // SAFETY: the buffer is page-aligned and holds i32 arrays of `total` elements from offset 0.
+        let all = unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<i32>(), bytes.len() / 4) };
+        let lo = k * self.total + self.off[j] as usize;
+        &all[lo..lo + n]
+    }
+}
+
+/// Runs `each(job index, launch, index in the launch)` for every job with anchors, in parallel, launch by
+/// launch.
+fn for_each_launched(
+    rt: &GpuRuntime,
+    jobs: &[ChainDpJob],
+    download: Download,
+    each: &(dyn Fn(usize, &Launched, usize) + Sync),
+) -> Result<(), String> {
     let module = rt.module(MODULE_NAME)?;
     let func = module.load_function("chain_fill").map_err(|e| format!("loading chain_fill: {e:?}"))?;
     let sms = rt
@@ -55,10 +90,35 @@ pub fn fill_batch_gpu(rt: &GpuRuntime, jobs: &[ChainDpJob]) -> Result<Vec<Fill>,
             total += jobs[todo[end]].n_anchors as usize;
             end += 1;
         }
-        launch(rt, &func, sms, jobs, &todo[start..end], total, &mut fills, profile)?;
+        let idx = &todo[start..end];
+        let got = launch(rt, &func, sms, jobs, idx, total, download, profile)?;
+        let t1 = Instant::now();
+        idx.par_iter().enumerate().for_each(|(k, &i)| each(i, &got, k));
+        if profile {
+            eprintln!("chain gpu: results of {} jobs unpacked in {:.1} ms", idx.len(), t1.elapsed().as_secs_f64() * 1e3);
+        }
+        rt.give_staging(got.buf);
         start = end;
     }
-    Ok(fills)
+    Ok(())
+}
+
+/// The fill of every job, as `twin::fill` returns it (counters included).
+pub fn fill_batch_gpu(rt: &GpuRuntime, jobs: &[ChainDpJob]) -> Result<Vec<Fill>, String> {
+    let fills: Vec<std::sync::Mutex<Fill>> = (0..jobs.len()).map(|_| Default::default()).collect();
+    for_each_launched(rt, jobs, Download::All, &|i, l, k| {
+        let n = jobs[i].n_anchors as usize;
+        *fills[i].lock().unwrap_or_else(|e| e.into_inner()) = Fill {
+            f: l.array(0, k, n).to_vec(),
+            p: l.array(1, k, n).iter().map(|&x| x as i64).collect(),
+            v: l.array(2, k, n).to_vec(),
+            t: l.array(3, k, n).to_vec(),
+            n_visited: l.cnt[3 * k],
+            n_breaks: l.cnt[3 * k + 1],
+            n_rescued: l.cnt[3 * k + 2],
+        };
+    })?;
+    Ok(fills.into_iter().map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner())).collect())
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -69,9 +129,9 @@ fn launch(
     jobs: &[ChainDpJob],
     idx: &[usize],
     total: usize,
-    fills: &mut [Fill],
+    download: Download,
     profile: bool,
-) -> Result<(), String> {
+) -> Result<Launched, String> {
     let err = |what: &str, e: cudarc::driver::DriverError| format!("chain gpu {what}: {e:?}");
     let t0 = Instant::now();
     let st = rt.stream();
@@ -86,10 +146,13 @@ fn launch(
         par.extend_from_slice(&par_of(&jobs[i]));
         o += jobs[i].n_anchors;
     }
-    // the anchors back to back, as (x, y) words
-    let mut flat = vec![0u64; 2 * total];
+    // the anchors back to back, as (x, y) words, written straight into a page-locked buffer
+    let mut up = rt.take_staging(16 * total)?;
     {
-        let mut rest: &mut [u64] = &mut flat;
+        let bytes = up.as_mut_slice().map_err(|e| err("staging", e))?;
+        // SAFETY: the buffer is page-aligned and holds at least 2 * total u64s.
+        let words = unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<u64>(), 2 * total) };
+        let mut rest: &mut [u64] = words;
         let mut views = Vec::with_capacity(nj);
         for &i in idx {
             let (a, b) = rest.split_at_mut(2 * jobs[i].n_anchors as usize);
@@ -108,7 +171,15 @@ fn launch(
     order.sort_by_key(|&k| std::cmp::Reverse(cnt_n[k as usize]));
     let n_wide = cnt_n.iter().filter(|&&n| n >= WIDE_MIN_ANCHORS).count();
     let t_host = t0.elapsed();
-    let d_a = st.clone_htod(&flat).map_err(|e| err("upload", e))?;
+    // SAFETY: filled by the copy right after.
+    let mut d_a = unsafe { st.alloc::<u64>(2 * total) }.map_err(|e| err("alloc", e))?;
+    {
+        let (dst, _record) = d_a.device_ptr_mut(st);
+        let bytes = up.as_slice().map_err(|e| err("staging", e))?;
+        // SAFETY: dst holds 16 * total bytes; the staging buffer stays unchanged until the stream is waited on.
+        unsafe { cudarc::driver::result::memcpy_htod_async(dst, &bytes[..16 * total], st.cu_stream()) }
+            .map_err(|e| err("upload", e))?;
+    }
     let d_off = st.clone_htod(&off).map_err(|e| err("upload", e))?;
     let d_n = st.clone_htod(&cnt_n).map_err(|e| err("upload", e))?;
     let d_par = st.clone_htod(&par).map_err(|e| err("upload", e))?;
@@ -136,62 +207,63 @@ fn launch(
         // and the job tables `nj` (par NPAR per job), as the offsets above index them; next holds 2 counters.
         unsafe { l.launch(cfg) }.map_err(|e| err("launch", e))?;
     }
-    // blocking sync: a default event's wait spins a core
-    let e1 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC)).map_err(|e| err("event", e))?;
-    e1.synchronize().map_err(|e| err("sync", e))?;
-    let t_dev = t0.elapsed();
-    let f = st.clone_dtoh(&d_f).map_err(|e| err("download", e))?;
-    let p = st.clone_dtoh(&d_p).map_err(|e| err("download", e))?;
-    let v = st.clone_dtoh(&d_v).map_err(|e| err("download", e))?;
-    let t = st.clone_dtoh(&d_t).map_err(|e| err("download", e))?;
-    let cnt = st.clone_dtoh(&d_cnt).map_err(|e| err("download", e))?;
-    let t_down = t0.elapsed();
-    let mut outs: Vec<(usize, &mut Fill)> = Vec::with_capacity(nj);
+    let e1 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map_err(|e| err("event", e))?;
+    // the arrays asked for into one page-locked buffer, queued behind the kernel
+    let arrays = if download == Download::All { 4 } else { 2 };
+    let mut down = rt.take_staging(4 * arrays * total)?;
     {
-        let mut want = idx.iter().peekable();
-        for (i, fl) in fills.iter_mut().enumerate() {
-            if want.peek() == Some(&&i) {
-                want.next();
-                outs.push((i, fl));
-            }
+        let bytes = down.as_mut_slice().map_err(|e| err("staging", e))?;
+        // SAFETY: the buffer is page-aligned and holds at least arrays * total i32s.
+        let all = unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<i32>(), arrays * total) };
+        for (k, dst) in all.chunks_exact_mut(total.max(1)).take(arrays).enumerate() {
+            let src = [&d_f, &d_p, &d_v, &d_t][k];
+            let (ptr, _record) = src.device_ptr(st);
+            // SAFETY: src holds `total` i32s and dst as many; dst is not read until the stream is waited on.
+            unsafe { cudarc::driver::result::memcpy_dtoh_async(&mut dst[..total], ptr, st.cu_stream()) }
+                .map_err(|e| err("download", e))?;
         }
     }
-    outs.into_par_iter().enumerate().for_each(|(k, (i, fl))| {
-        let (lo, hi) = (off[k] as usize, off[k] as usize + jobs[i].n_anchors as usize);
-        *fl = Fill {
-            f: f[lo..hi].to_vec(),
-            p: p[lo..hi].iter().map(|&x| x as i64).collect(),
-            v: v[lo..hi].to_vec(),
-            t: t[lo..hi].to_vec(),
-            n_visited: cnt[3 * k],
-            n_breaks: cnt[3 * k + 1],
-            n_rescued: cnt[3 * k + 2],
-        };
-    });
+    let cnt = st.clone_dtoh(&d_cnt).map_err(|e| err("download", e))?;
+    // blocking sync: a default event's wait spins a core
+    let e2 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC)).map_err(|e| err("event", e))?;
+    e2.synchronize().map_err(|e| err("sync", e))?;
+    rt.give_staging(up);
     if profile {
         let kernel_ms = e0.elapsed_ms(&e1).unwrap_or(f32::NAN);
+        let down_ms = e1.elapsed_ms(&e2).unwrap_or(f32::NAN);
         let pairs: u64 = cnt.iter().step_by(3).sum();
         eprintln!(
-            "chain gpu: jobs {nj} ({n_wide} wide) anchors {total} (largest {}) pairs {pairs}: host {:.1} ms, upload {:.1} ms, kernel {kernel_ms:.1} ms, download {:.1} ms, unpack {:.1} ms",
+            "chain gpu: jobs {nj} ({n_wide} wide) anchors {total} (largest {}) pairs {pairs}: host {:.1} ms, upload {:.1} ms, kernel {kernel_ms:.1} ms, download {down_ms:.1} ms",
             cnt_n.iter().max().unwrap_or(&0),
             t_host.as_secs_f64() * 1e3,
-            (t_dev - t_host).as_secs_f64() * 1e3 - kernel_ms as f64,
-            (t_down - t_dev).as_secs_f64() * 1e3,
-            (t0.elapsed() - t_down).as_secs_f64() * 1e3,
+            t0.elapsed().as_secs_f64() * 1e3 - t_host.as_secs_f64() * 1e3 - kernel_ms as f64 - down_ms as f64,
         );
     }
-    Ok(())
+    Ok(Launched { buf: down, total, off, cnt })
 }
 
-/// `mg_lchain_dp` for every job: the fill on the GPU, backtrack and compaction on the CPU (all cores).
-/// `results[i]` is overwritten (not freed first).
+/// `mg_lchain_dp` for every job: the fill on the GPU, backtrack and compaction on the CPU (all cores, from the
+/// downloaded `f` and `p` with per-thread scratch), each job as soon as its launch is back. `results[i]` is overwritten (not freed first).
 pub fn dp_batch_gpu(rt: &GpuRuntime, jobs: &[ChainDpJob], results: &mut [ChainDpResult]) -> Result<(), String> {
     if jobs.len() != results.len() {
         return Err(format!("{} jobs but {} results", jobs.len(), results.len()));
     }
-    let fills = fill_batch_gpu(rt, jobs)?;
-    fills.into_par_iter().zip(jobs.par_iter()).zip(results.par_iter_mut()).for_each(|((fl, j), r)| {
-        twin::finish(j, fl, r);
-    });
-    Ok(())
+    let outs: Vec<std::sync::Mutex<&mut ChainDpResult>> = results.iter_mut().map(std::sync::Mutex::new).collect();
+    for (j, o) in jobs.iter().zip(&outs) {
+        if j.n_anchors <= 0 {
+            **o.lock().unwrap_or_else(|e| e.into_inner()) = ChainDpResult::EMPTY;
+        }
+    }
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<(Vec<i32>, Vec<i32>)> = Default::default();
+    }
+    for_each_launched(rt, jobs, Download::FP, &|i, l, k| {
+        let n = jobs[i].n_anchors as usize;
+        SCRATCH.with_borrow_mut(|(v, t)| {
+            v.resize(n, 0);
+            t.resize(n, 0);
+            let out = &mut **outs[i].lock().unwrap_or_else(|e| e.into_inner());
+            twin::finish_with(&jobs[i], l.array(0, k, n), l.array(1, k, n), &mut v[..n], &mut t[..n], out);
+        });
+    })
 }

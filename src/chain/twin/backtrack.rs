@@ -81,13 +81,22 @@ fn rs_sort(a: &mut [Anchor], n_bits: u32, s: u32) {
 pub fn radix_sort_128x(a: &mut [Anchor]) {
     if a.len() <= RS_MIN_SIZE {
         rs_insertsort(a);
-    } else {
-        rs_sort(a, RS_MAX_BITS, 7 * RS_MAX_BITS);
+        return;
     }
+    // A level where every key has the same digit fills one bucket: its swap loop moves nothing and it recurses
+    // on the whole range, so upstream's order is the same when the sort starts at the first level whose digits
+    // differ (backtrack's keys are scores: their top four bytes are equal).
+    let x0 = a[0].x;
+    let diff = a.iter().fold(0u64, |d, e| d | (e.x ^ x0));
+    if diff == 0 {
+        return;
+    }
+    let top = 63 - diff.leading_zeros();
+    rs_sort(a, RS_MAX_BITS, top / RS_MAX_BITS * RS_MAX_BITS);
 }
 
 /// `mg_chain_bk_end` (lchain.c:9).
-fn bk_end(max_drop: i32, z: &[Anchor], f: &[i32], p: &[i64], t: &mut [i32], k: usize) -> i64 {
+fn bk_end<P: Copy + Into<i64>>(max_drop: i32, z: &[Anchor], f: &[i32], p: &[P], t: &mut [i32], k: usize) -> i64 {
     let zx = z[k].x as i32;
     let mut i = z[k].y as i64;
     let mut end_i: i64;
@@ -98,7 +107,7 @@ fn bk_end(max_drop: i32, z: &[Anchor], f: &[i32], p: &[i64], t: &mut [i32], k: u
     }
     loop {
         t[i as usize] = 2;
-        i = p[i as usize];
+        i = p[i as usize].into();
         end_i = i;
         let s = if i < 0 { zx } else { zx.wrapping_sub(f[i as usize]) };
         if s > max_s {
@@ -114,17 +123,18 @@ fn bk_end(max_drop: i32, z: &[Anchor], f: &[i32], p: &[i64], t: &mut [i32], k: u
     let mut i = z[k].y as i64;
     while i >= 0 && i != end_i {
         t[i as usize] = 0;
-        i = p[i as usize];
+        i = p[i as usize].into();
     }
     max_i
 }
 
 /// `mg_chain_backtrack` (lchain.c:27): returns `u[]` and `n_v`, writing the chains' anchor indices (from each
-/// chain's end backwards) to `v[..n_v]`; `t` is scratch. Upstream's two passes (count, then fill) take the same
+/// chain's end backwards) to `v[..n_v]` (not read: the fill's `v` is not needed); `t` is scratch. `p` as the
+/// fill's int64 or as int32 (the GPU's). Upstream's two passes (count, then fill) take the same
 /// steps, so one pass gives the same `u[]` and `v[]`.
-pub fn backtrack(
+pub fn backtrack<P: Copy + Into<i64>>(
     f: &[i32],
-    p: &[i64],
+    p: &[P],
     v: &mut [i32],
     t: &mut [i32],
     min_cnt: i32,
@@ -151,7 +161,7 @@ pub fn backtrack(
                 v[n_v as usize] = i as i32;
                 n_v += 1;
                 t[i as usize] = 1;
-                i = p[i as usize];
+                i = p[i as usize].into();
             }
             let sc = if i < 0 { z[k].x as i32 } else { (z[k].x as i32).wrapping_sub(f[i as usize]) };
             if sc >= min_sc && n_v > n_v0 && n_v - n_v0 >= min_cnt as i64 {

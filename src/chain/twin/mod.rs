@@ -45,16 +45,27 @@ pub fn lchain_dp(job: &ChainDpJob, out: &mut ChainDpResult) {
 /// the same `f`, `p` and `v`; `t` is scratch): `mg_chain_backtrack`, then `compact_a`, into `out` as
 /// [`lchain_dp`] returns it.
 pub fn finish(job: &ChainDpJob, fill: Fill, out: &mut ChainDpResult) {
+    let Fill { f, p, mut v, mut t, .. } = fill;
+    finish_with(job, &f, &p, &mut v, &mut t, out);
+}
+
+/// [`finish`] from the fill's `f` and `p` (int64 or int32) alone: `v` and `t` are scratch of the anchors' length.
+pub fn finish_with<P: Copy + Into<i64>>(
+    job: &ChainDpJob,
+    f: &[i32],
+    p: &[P],
+    v: &mut [i32],
+    t: &mut [i32],
+    out: &mut ChainDpResult,
+) {
     *out = ChainDpResult::EMPTY;
     let a = job_anchors(job);
     if a.is_empty() {
         return;
     }
     let pr = Params::from_job(job);
-    let Fill { f, p, mut v, mut t, .. } = fill;
     assert!(f.len() == a.len() && p.len() == a.len() && v.len() == a.len() && t.len() == a.len());
-    let (mut u, n_v) = backtrack(&f, &p, &mut v, &mut t, pr.min_cnt, pr.min_sc, pr.max_drop);
-    drop((f, p, t));
+    let (mut u, n_v) = backtrack(f, p, v, t, pr.min_cnt, pr.min_sc, pr.max_drop);
     if u.is_empty() {
         return;
     }
