@@ -4,14 +4,15 @@
 //! result is bit-exact with `twin::lchain_dp`.
 //!
 //! Anchors go up and `f`, `p`, `v` come back through page-locked buffers kept by the runtime (pageable copies
-//! of 15M anchors' arrays took 0.3 s of a 0.6 s batch on the H100).
+//! of 15M anchors' arrays took 0.3 s of a 0.6 s batch on the H100). A batch runs as a few launches queued one
+//! ahead: while the CPU backtracks one launch's jobs, the GPU fills the next one's.
 //!
 //! `WARPALIGN_CHAIN_GPU_PROFILE=1` prints each launch's size and its host, transfer and kernel times on stderr.
 
 use super::twin::{self, Fill, Params};
 use super::{ChainDpJob, ChainDpResult};
 use crate::gpu::GpuRuntime;
-use cudarc::driver::{DevicePtr, DevicePtrMut, LaunchConfig, PinnedHostSlice, PushKernelArg};
+use cudarc::driver::{CudaEvent, CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig, PinnedHostSlice, PushKernelArg};
 use rayon::prelude::*;
 use std::time::Instant;
 
@@ -20,6 +21,11 @@ const MODULE_NAME: &str = "chain_dp";
 const NPAR: usize = 10;
 /// Anchors per launch, to bound device memory (32 bytes each); a larger job runs alone.
 const LAUNCH_ANCHORS: usize = 1 << 25;
+/// A batch is cut into about this many launches, so that the CPU's backtrack of one overlaps the GPU's fill
+/// of the next,
+const PIPELINE_LAUNCHES: usize = 4;
+/// but no launch is cut smaller than this many anchors (a launch's fixed costs).
+const MIN_LAUNCH_ANCHORS: usize = 1 << 20;
 /// Jobs from this many anchors on get eight warps each.
 const WIDE_MIN_ANCHORS: i32 = 8192;
 
@@ -82,23 +88,36 @@ fn for_each_launched(
         .map_err(|e| format!("device attribute: {e:?}"))? as usize;
     let profile = std::env::var("WARPALIGN_CHAIN_GPU_PROFILE").is_ok_and(|v| v.trim() != "0" && !v.is_empty());
     let todo: Vec<usize> = (0..jobs.len()).filter(|&i| jobs[i].n_anchors > 0).collect();
+    let all: usize = todo.iter().map(|&i| jobs[i].n_anchors as usize).sum();
+    let cap = (all / PIPELINE_LAUNCHES).clamp(MIN_LAUNCH_ANCHORS, LAUNCH_ANCHORS);
+    let mut parts = Vec::new();
     let mut start = 0;
     while start < todo.len() {
         let mut end = start;
         let mut total = 0usize;
-        while end < todo.len() && (end == start || total + jobs[todo[end]].n_anchors as usize <= LAUNCH_ANCHORS) {
+        while end < todo.len() && (end == start || total + jobs[todo[end]].n_anchors as usize <= cap) {
             total += jobs[todo[end]].n_anchors as usize;
             end += 1;
         }
-        let idx = &todo[start..end];
-        let got = launch(rt, &func, sms, jobs, idx, total, download, profile)?;
+        parts.push((&todo[start..end], total));
+        start = end;
+    }
+    let mut queued = match parts.first() {
+        Some(&(idx, total)) => Some(enqueue(rt, &func, sms, jobs, idx, total, download)?),
+        None => None,
+    };
+    for k in 0..parts.len() {
+        let got = queued.take().expect("each launch is queued before it is waited for").wait(rt, profile)?;
+        if let Some(&(idx, total)) = parts.get(k + 1) {
+            queued = Some(enqueue(rt, &func, sms, jobs, idx, total, download)?);
+        }
+        let idx = parts[k].0;
         let t1 = Instant::now();
         idx.par_iter().enumerate().for_each(|(k, &i)| each(i, &got, k));
         if profile {
             eprintln!("chain gpu: results of {} jobs unpacked in {:.1} ms", idx.len(), t1.elapsed().as_secs_f64() * 1e3);
         }
         rt.give_staging(got.buf);
-        start = end;
     }
     Ok(())
 }
@@ -121,8 +140,49 @@ pub fn fill_batch_gpu(rt: &GpuRuntime, jobs: &[ChainDpJob]) -> Result<Vec<Fill>,
     Ok(fills.into_iter().map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner())).collect())
 }
 
-#[allow(clippy::too_many_arguments)]
-fn launch(
+/// A launch queued on the runtime's stream, with everything it uses until the stream has passed it.
+struct Queued {
+    up: PinnedHostSlice<u8>,
+    down: PinnedHostSlice<u8>,
+    total: usize,
+    off: Vec<i64>,
+    largest: i32,
+    n_wide: usize,
+    t0: Instant,
+    t_host: std::time::Duration,
+    events: [CudaEvent; 3],
+    d_cnt: CudaSlice<u64>,
+    _device: (CudaSlice<u64>, CudaSlice<i64>, Vec<CudaSlice<i32>>),
+}
+
+impl Queued {
+    /// Waits for the launch (sleeping: a blocking-sync event) and takes what it brought back.
+    fn wait(self, rt: &GpuRuntime, profile: bool) -> Result<Launched, String> {
+        let err = |what: &str, e: cudarc::driver::DriverError| format!("chain gpu {what}: {e:?}");
+        let [e0, e1, e2] = &self.events;
+        e2.synchronize().map_err(|e| err("sync", e))?;
+        let cnt = rt.stream().clone_dtoh(&self.d_cnt).map_err(|e| err("download", e))?;
+        rt.give_staging(self.up);
+        if profile {
+            let kernel_ms = e0.elapsed_ms(e1).unwrap_or(f32::NAN);
+            let down_ms = e1.elapsed_ms(e2).unwrap_or(f32::NAN);
+            let pairs: u64 = cnt.iter().step_by(3).sum();
+            eprintln!(
+                "chain gpu: jobs {} ({} wide) anchors {} (largest {}) pairs {pairs}: host {:.1} ms, kernel {kernel_ms:.1} ms, download {down_ms:.1} ms, queued to done {:.1} ms",
+                self.off.len(),
+                self.n_wide,
+                self.total,
+                self.largest,
+                self.t_host.as_secs_f64() * 1e3,
+                self.t0.elapsed().as_secs_f64() * 1e3,
+            );
+        }
+        Ok(Launched { buf: self.down, total: self.total, off: self.off, cnt })
+    }
+}
+
+/// Queues one launch of the jobs `idx` (`total` anchors): upload, kernel, download.
+fn enqueue(
     rt: &GpuRuntime,
     func: &cudarc::driver::CudaFunction,
     sms: usize,
@@ -130,8 +190,7 @@ fn launch(
     idx: &[usize],
     total: usize,
     download: Download,
-    profile: bool,
-) -> Result<Launched, String> {
+) -> Result<Queued, String> {
     let err = |what: &str, e: cudarc::driver::DriverError| format!("chain gpu {what}: {e:?}");
     let t0 = Instant::now();
     let st = rt.stream();
@@ -223,23 +282,21 @@ fn launch(
                 .map_err(|e| err("download", e))?;
         }
     }
-    let cnt = st.clone_dtoh(&d_cnt).map_err(|e| err("download", e))?;
     // blocking sync: a default event's wait spins a core
     let e2 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC)).map_err(|e| err("event", e))?;
-    e2.synchronize().map_err(|e| err("sync", e))?;
-    rt.give_staging(up);
-    if profile {
-        let kernel_ms = e0.elapsed_ms(&e1).unwrap_or(f32::NAN);
-        let down_ms = e1.elapsed_ms(&e2).unwrap_or(f32::NAN);
-        let pairs: u64 = cnt.iter().step_by(3).sum();
-        eprintln!(
-            "chain gpu: jobs {nj} ({n_wide} wide) anchors {total} (largest {}) pairs {pairs}: host {:.1} ms, upload {:.1} ms, kernel {kernel_ms:.1} ms, download {down_ms:.1} ms",
-            cnt_n.iter().max().unwrap_or(&0),
-            t_host.as_secs_f64() * 1e3,
-            t0.elapsed().as_secs_f64() * 1e3 - t_host.as_secs_f64() * 1e3 - kernel_ms as f64 - down_ms as f64,
-        );
-    }
-    Ok(Launched { buf: down, total, off, cnt })
+    Ok(Queued {
+        up,
+        down,
+        total,
+        off,
+        largest: cnt_n.iter().copied().max().unwrap_or(0),
+        n_wide,
+        t0,
+        t_host,
+        events: [e0, e1, e2],
+        d_cnt,
+        _device: (d_a, d_off, vec![d_f, d_p, d_v, d_t, d_n, d_par, d_order, d_next]),
+    })
 }
 
 /// `mg_lchain_dp` for every job: the fill on the GPU, backtrack and compaction on the CPU (all cores, from the

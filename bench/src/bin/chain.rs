@@ -137,7 +137,7 @@ fn time_paths(jobs: &[ChainDpJob], pairs: u64, rt: Option<&GpuRuntime>, reps: us
         let run = || {
             let mut res: Vec<ChainDpResult> = (0..jobs.len()).map(|_| ChainDpResult::EMPTY).collect();
             dp_batch_gpu(rt, jobs, &mut res).unwrap_or_else(|e| panic!("dp_batch_gpu: {e}"));
-            res.iter_mut().map(take).collect::<Vec<Out>>()
+            res.par_iter_mut().map(take).collect::<Vec<Out>>()
         };
         run(); // loads the kernel
         let (t_gpu, gpu_out) = best_of(reps, run);
