@@ -45,7 +45,7 @@ pub fn build(src: &Path, out: &Path) {
         .clang_arg(format!("-I{}", src.display()))
         .clang_arg("-include")
         .clang_arg(rename.to_str().unwrap())
-        .allowlist_function("warpalign_oracle_(ksw_ext[dsz]2_sse|mg_lchain_dp|mg_lchain_rmq|radix_sort_128x|km_init|km_destroy|kfree)")
+        .allowlist_function("warpalign_oracle_(ksw_ext[dsz]2_sse|mg_lchain_dp|mg_lchain_rmq|radix_sort_128x|km_init|km_destroy|kmalloc|kfree)")
         .allowlist_type("ksw_extz_t|mm128_t")
         .allowlist_var("KSW_.*")
         .generate()

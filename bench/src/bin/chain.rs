@@ -34,13 +34,24 @@ type Out = (Vec<u64>, Vec<Anchor>);
 /// Query length from which a dumped call counts as an ultra-long read's.
 const LONG_QUERY: u64 = 50_000;
 
+/// A thread's kalloc arena, created on its first oracle call and kept, as each minimap2 worker keeps one:
+/// without it every call's arrays come fresh from malloc, which made the oracle look slower than upstream's
+/// chaining in minimap2.
+fn thread_km() -> *mut std::os::raw::c_void {
+    thread_local! {
+        static KM: *mut std::os::raw::c_void = unsafe { c::warpalign_oracle_km_init() };
+    }
+    KM.with(|km| *km)
+}
+
 fn oracle(j: &ChainDpJob) -> Out {
     let a = twin::job_anchors(j);
     let n = a.len();
-    // mg_lchain_dp frees its input (km = NULL: malloc/free)
-    // SAFETY: a fresh malloc'ed copy handed to upstream, which frees it; outputs read by their counts, then freed.
+    let km = thread_km();
+    // SAFETY: mg_lchain_dp takes a copy of the anchors in this thread's arena and frees it; its outputs, in the
+    // same arena, are read by their counts, then freed there.
     unsafe {
-        let p = if n == 0 { std::ptr::null_mut() } else { libc::malloc(n * 16) as *mut Anchor };
+        let p = if n == 0 { std::ptr::null_mut() } else { c::warpalign_oracle_kmalloc(km, n * 16) as *mut Anchor };
         assert!(n == 0 || !p.is_null());
         if n > 0 {
             std::ptr::copy_nonoverlapping(a.as_ptr(), p, n);
@@ -48,14 +59,13 @@ fn oracle(j: &ChainDpJob) -> Out {
         let (mut n_u, mut u) = (0i32, std::ptr::null_mut::<u64>());
         let b = c::warpalign_oracle_mg_lchain_dp(
             j.max_dist_x, j.max_dist_y, j.bw, j.max_skip, j.max_iter, j.min_cnt, j.min_sc,
-            j.chn_pen_gap, j.chn_pen_skip, j.is_cdna, j.n_seg, n as i64, p.cast(), &mut n_u, &mut u,
-            std::ptr::null_mut(),
+            j.chn_pen_gap, j.chn_pen_skip, j.is_cdna, j.n_seg, n as i64, p.cast(), &mut n_u, &mut u, km,
         ) as *mut Anchor;
         let uu = if u.is_null() || n_u == 0 { vec![] } else { std::slice::from_raw_parts(u, n_u as usize).to_vec() };
         let n_b: usize = uu.iter().map(|&x| x as u32 as usize).sum();
         let bb = if b.is_null() { vec![] } else { std::slice::from_raw_parts(b, n_b).to_vec() };
-        libc::free(u.cast());
-        libc::free(b.cast());
+        c::warpalign_oracle_kfree(km, u.cast());
+        c::warpalign_oracle_kfree(km, b.cast());
         (uu, bb)
     }
 }

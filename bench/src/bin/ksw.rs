@@ -50,6 +50,35 @@ fn out_of(r: &mut KswResult) -> Out {
     o
 }
 
+/// A thread's kalloc arena, created on its first oracle call and kept, as each minimap2 worker keeps one:
+/// without it every call's large arrays come fresh from malloc (page faults), which made the oracle look
+/// slower than upstream's ksw in minimap2.
+fn thread_km() -> *mut std::os::raw::c_void {
+    thread_local! {
+        static KM: *mut std::os::raw::c_void = unsafe { c::warpalign_oracle_km_init() };
+    }
+    KM.with(|km| *km)
+}
+
+/// Runs an oracle call in this thread's arena; the CIGAR comes back `malloc`ed, as the outputs expect.
+fn in_arena(ez: &mut c::ksw_extz_t, call: impl FnOnce(*mut std::os::raw::c_void, &mut c::ksw_extz_t)) {
+    let km = thread_km();
+    call(km, ez);
+    if ez.n_cigar > 0 {
+        let n = ez.n_cigar as usize;
+        let copy = unsafe { libc::malloc(n * 4) }.cast::<u32>();
+        assert!(!copy.is_null(), "out of memory");
+        unsafe { std::ptr::copy_nonoverlapping(ez.cigar, copy, n) };
+        unsafe { c::warpalign_oracle_kfree(km, ez.cigar.cast()) };
+        ez.cigar = copy;
+        ez.m_cigar = ez.n_cigar;
+    } else if !ez.cigar.is_null() {
+        unsafe { c::warpalign_oracle_kfree(km, ez.cigar.cast()) };
+        ez.cigar = std::ptr::null_mut();
+        ez.m_cigar = 0;
+    }
+}
+
 /// A kind's jobs as the engine sees them.
 trait Job: Sync + Send {
     fn oracle(&self, ez: &mut c::ksw_extz_t);
@@ -59,7 +88,9 @@ trait Job: Sync + Send {
 impl Job for KswExtd2Job {
     fn oracle(&self, ez: &mut c::ksw_extz_t) {
         let j = self;
-        unsafe { c::warpalign_oracle_ksw_extd2_sse(std::ptr::null_mut(), j.qlen, j.query, j.tlen, j.target, j.m, j.mat, j.q, j.e, j.q2, j.e2, j.w, j.zdrop, j.end_bonus, j.flag, ez) }
+        in_arena(ez, |km, ez| unsafe {
+            c::warpalign_oracle_ksw_extd2_sse(km, j.qlen, j.query, j.tlen, j.target, j.m, j.mat, j.q, j.e, j.q2, j.e2, j.w, j.zdrop, j.end_bonus, j.flag, ez)
+        })
     }
     fn twin(&self, r: &mut KswResult) {
         twin::extd2(self, r)
@@ -69,9 +100,9 @@ impl Job for KswExtd2Job {
 impl Job for KswExts2Job {
     fn oracle(&self, ez: &mut c::ksw_extz_t) {
         let j = self;
-        unsafe {
-            c::warpalign_oracle_ksw_exts2_sse(std::ptr::null_mut(), j.qlen, j.query, j.tlen, j.target, j.m, j.mat, j.q, j.e, j.q2, j.noncan, j.zdrop, j.end_bonus, j.junc_bonus, j.junc_pen, j.flag, j.junc, ez)
-        }
+        in_arena(ez, |km, ez| unsafe {
+            c::warpalign_oracle_ksw_exts2_sse(km, j.qlen, j.query, j.tlen, j.target, j.m, j.mat, j.q, j.e, j.q2, j.noncan, j.zdrop, j.end_bonus, j.junc_bonus, j.junc_pen, j.flag, j.junc, ez)
+        })
     }
     fn twin(&self, r: &mut KswResult) {
         twin::exts2(self, r)
