@@ -156,6 +156,32 @@ fn push_cigar(c: &mut Vec<u32>, op: u32, len: i32) {
     }
 }
 
+/// A thread's traceback matrix, reused between jobs: a fresh allocation of a large one costs page faults
+/// that take longer than filling it. Kept up to this size (upstream's km arena keeps its memory too).
+const TRACEBACK_KEEP_MAX: usize = 256 << 20;
+
+thread_local! {
+    static TRACEBACK: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// This thread's traceback matrix, at least `len` bytes. Not cleared between jobs (zeroing it was 6% of the
+/// CPU path's time): the core loop writes each row over the whole band it computes, and `backtrack` reads a
+/// row only inside that band, as upstream does with its uninitialised `kmalloc`.
+pub(super) fn take_traceback(len: usize) -> Vec<u8> {
+    let mut p = TRACEBACK.with(|t| t.take());
+    if p.len() < len {
+        p.resize(len, 0);
+    }
+    p
+}
+
+/// Gives the matrix back for the thread's next job (dropped when over `TRACEBACK_KEEP_MAX`).
+pub(super) fn give_traceback(p: Vec<u8>) {
+    if p.capacity() <= TRACEBACK_KEEP_MAX {
+        TRACEBACK.with(|t| *t.borrow_mut() = p);
+    }
+}
+
 /// `ksw_backtrack` with is_rot = 1 and off_end given; `min_intron_len > 0` turns state 3 (and a leading
 /// deletion of at least that length) into N (extd2 passes 0, exts2 its `long_thres`).
 pub(super) fn backtrack(rev: bool, min_intron_len: i32, p: &[u8], off: &[i32], off_end: &[i32], n_col: usize, i0: i32, j0: i32) -> Vec<u32> {

@@ -22,18 +22,10 @@
 //! the same code at run time only so that LLVM vectorises the 16-lane loops well.
 
 use super::common::{
-    approx_step, backtrack, exact_max, finish, ld, Ez, F_APPROX_DROP, F_APPROX_MAX, F_EXTZ_ONLY, F_GENERIC_SC, F_REV_CIGAR,
+    approx_step, backtrack, exact_max, finish, give_traceback, ld, take_traceback, Ez, F_APPROX_DROP, F_APPROX_MAX, F_EXTZ_ONLY, F_GENERIC_SC, F_REV_CIGAR,
     F_RIGHT, F_SCORE_ONLY, NEG_INF, PAD,
 };
 use crate::ksw::{KswExtd2Job, KswResult};
-
-/// A thread's traceback matrix, reused between jobs: a fresh allocation of a large one costs page faults
-/// that take longer than filling it. Kept up to this size (upstream's km arena keeps its memory too).
-const TRACEBACK_KEEP_MAX: usize = 256 << 20;
-
-thread_local! {
-    static TRACEBACK: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-}
 
 /// Per-call constants of the core loop, as the `__m128i` broadcasts hold them (int8).
 #[derive(Clone, Copy)]
@@ -70,14 +62,22 @@ fn core<const MODE: u8>(d: &mut Diff, s: &[u8], p: &mut [u8], st: usize, en: usi
     d.x2[PAD + st - 1] = x21;
     d.v[PAD + st - 1] = v1;
     let nblk = (en + 1 - st) / 16;
+    // n as a multiple of 16 lets the compiler prove every block in bounds (en + 1 - st is one already)
+    let n = nblk * 16;
+    // the band as local slices: cell st + i lives at [i] of the `u y y2 s` views and at [i + 1] of the
+    // `x x2 v` views (which start at st - 1); keeps the array bases in registers and the bounds checks hoisted
+    let (x, x2, v) = (&mut d.x[PAD + st - 1..][..n + 1], &mut d.x2[PAD + st - 1..][..n + 1], &mut d.v[PAD + st - 1..][..n + 1]);
+    let (u, y, y2) = (&mut d.u[st..][..n], &mut d.y[st..][..n], &mut d.y2[st..][..n]);
+    let s = &s[st..][..n];
+    let p = if MODE != 0 { &mut p[..n] } else { p };
     for bi in (0..nblk).rev() {
-        let b = st + bi * 16;
-        let xt1 = ld(&d.x, PAD + b - 1);
-        let x2t1 = ld(&d.x2, PAD + b - 1);
-        let vt1 = ld(&d.v, PAD + b - 1);
-        let uo = ld(&d.u, b);
-        let yo = ld(&d.y, b);
-        let y2o = ld(&d.y2, b);
+        let b = bi * 16;
+        let xt1 = ld(x, b);
+        let x2t1 = ld(x2, b);
+        let vt1 = ld(v, b);
+        let uo = ld(u, b);
+        let yo = ld(y, b);
+        let y2o = ld(y2, b);
         let sz: [u8; 16] = s[b..b + 16].try_into().unwrap();
         let mut un = [0i8; 16];
         let mut vn = [0i8; 16];
@@ -134,15 +134,14 @@ fn core<const MODE: u8>(d: &mut Diff, s: &[u8], p: &mut [u8], st: usize, en: usi
             }
             dn[l] = dd;
         }
-        d.u[b..b + 16].copy_from_slice(&un);
-        d.v[PAD + b..PAD + b + 16].copy_from_slice(&vn);
-        d.x[PAD + b..PAD + b + 16].copy_from_slice(&xn);
-        d.y[b..b + 16].copy_from_slice(&yn);
-        d.x2[PAD + b..PAD + b + 16].copy_from_slice(&x2n);
-        d.y2[b..b + 16].copy_from_slice(&y2n);
+        u[b..b + 16].copy_from_slice(&un);
+        v[b + 1..b + 17].copy_from_slice(&vn);
+        x[b + 1..b + 17].copy_from_slice(&xn);
+        y[b..b + 16].copy_from_slice(&yn);
+        x2[b + 1..b + 17].copy_from_slice(&x2n);
+        y2[b..b + 16].copy_from_slice(&y2n);
         if MODE != 0 {
-            let o = bi * 16;
-            p[o..o + 16].copy_from_slice(&dn);
+            p[b..b + 16].copy_from_slice(&dn);
         }
     }
 }
@@ -263,10 +262,7 @@ fn extd2_body(job: &KswExtd2Job, out: &mut KswResult) {
     let n_row = (qlen + tlen - 1) as usize;
     let row_bytes = n_col_ as usize * 16;
     let (mut p, mut off, mut off_end) = if with_cigar {
-        let mut p = TRACEBACK.with(|t| t.take());
-        p.clear();
-        p.resize(n_row * row_bytes + 16, 0);
-        (p, vec![0i32; n_row], vec![0i32; n_row])
+        (take_traceback(n_row * row_bytes + 16), vec![0i32; n_row], vec![0i32; n_row])
     } else {
         (Vec::new(), Vec::new(), Vec::new())
     };
@@ -414,9 +410,7 @@ fn extd2_body(job: &KswExtd2Job, out: &mut KswResult) {
         } else if ez.max_t >= 0 && ez.max_q >= 0 {
             cigar = backtrack(rev, 0, &p, &off, &off_end, row_bytes, ez.max_t, ez.max_q);
         }
-        if p.capacity() <= TRACEBACK_KEEP_MAX {
-            TRACEBACK.with(|t| *t.borrow_mut() = p);
-        }
+        give_traceback(p);
     }
     finish(&ez, &cigar, out)
 }

@@ -19,7 +19,7 @@
 //! Both SPLICE_FOR and SPLICE_REV set: upstream asserts (aborts); the twin panics likewise.
 
 use super::common::{
-    approx_step, backtrack, exact_max, finish, ld, Ez, F_APPROX_DROP, F_APPROX_MAX, F_EXTZ_ONLY, F_GENERIC_SC, F_REV_CIGAR,
+    approx_step, backtrack, exact_max, finish, give_traceback, ld, take_traceback, Ez, F_APPROX_DROP, F_APPROX_MAX, F_EXTZ_ONLY, F_GENERIC_SC, F_REV_CIGAR,
     F_RIGHT, F_SCORE_ONLY, NEG_INF, PAD,
 };
 use crate::ksw::{KswExts2Job, KswResult};
@@ -409,7 +409,7 @@ fn exts2_body(job: &KswExts2Job, out: &mut KswResult) {
     let n_row = (qlen + tlen - 1) as usize;
     let row_bytes = n_col_ as usize * 16;
     let (mut p, mut off, mut off_end) = if with_cigar {
-        (vec![0u8; n_row * row_bytes + 16], vec![0i32; n_row], vec![0i32; n_row])
+        (take_traceback(n_row * row_bytes + 16), vec![0i32; n_row], vec![0i32; n_row])
     } else {
         (Vec::new(), Vec::new(), Vec::new())
     };
@@ -546,6 +546,7 @@ fn exts2_body(job: &KswExts2Job, out: &mut KswResult) {
         } else if ez.max_t >= 0 && ez.max_q >= 0 {
             cigar = backtrack(rev, long_thres, &p, &off, &off_end, row_bytes, ez.max_t, ez.max_q);
         }
+        give_traceback(p);
     }
     finish(&ez, &cigar, out)
 }
