@@ -34,20 +34,10 @@ type Out = (Vec<u64>, Vec<Anchor>);
 /// Query length from which a dumped call counts as an ultra-long read's.
 const LONG_QUERY: u64 = 50_000;
 
-/// A thread's kalloc arena, created on its first oracle call and kept, as each minimap2 worker keeps one:
-/// without it every call's arrays come fresh from malloc, which made the oracle look slower than upstream's
-/// chaining in minimap2.
-fn thread_km() -> *mut std::os::raw::c_void {
-    thread_local! {
-        static KM: *mut std::os::raw::c_void = unsafe { c::warpalign_oracle_km_init() };
-    }
-    KM.with(|km| *km)
-}
-
 fn oracle(j: &ChainDpJob) -> Out {
     let a = twin::job_anchors(j);
     let n = a.len();
-    let km = thread_km();
+    let km = c::thread_km();
     // SAFETY: mg_lchain_dp takes a copy of the anchors in this thread's arena and frees it; its outputs, in the
     // same arena, are read by their counts, then freed there.
     unsafe {

@@ -50,19 +50,9 @@ fn out_of(r: &mut KswResult) -> Out {
     o
 }
 
-/// A thread's kalloc arena, created on its first oracle call and kept, as each minimap2 worker keeps one:
-/// without it every call's large arrays come fresh from malloc (page faults), which made the oracle look
-/// slower than upstream's ksw in minimap2.
-fn thread_km() -> *mut std::os::raw::c_void {
-    thread_local! {
-        static KM: *mut std::os::raw::c_void = unsafe { c::warpalign_oracle_km_init() };
-    }
-    KM.with(|km| *km)
-}
-
 /// Runs an oracle call in this thread's arena; the CIGAR comes back `malloc`ed, as the outputs expect.
 fn in_arena(ez: &mut c::ksw_extz_t, call: impl FnOnce(*mut std::os::raw::c_void, &mut c::ksw_extz_t)) {
-    let km = thread_km();
+    let km = c::thread_km();
     call(km, ez);
     if ez.n_cigar > 0 {
         let n = ez.n_cigar as usize;
