@@ -156,6 +156,38 @@ fn push_cigar(c: &mut Vec<u32>, op: u32, len: i32) {
     }
 }
 
+/// The default scoring's row of `s[]` (ksw2's non-generic branch): cells `st0..=en0` in blocks of 16 from
+/// `st0`, each from the target at `sf_off + t` and the reversed query at `qrr + t` of the image (`m1`: the
+/// ambiguous base). The last block may run past `en0` and past `s[]` into `sf[]`, as upstream's stores do.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn score_row(img: &mut [u8], sf_off: usize, qrr: usize, st0: i32, en0: i32, m1: u8, sc_n: i8, sc_mch: i8, sc_mis: i8) {
+    // one bounds check for the whole row (the blocks end at or before `end`); the stores go through a raw
+    // pointer since the last one may land in sf[]
+    let end = st0 as usize + (en0 - st0) as usize / 16 * 16 + 16;
+    assert!(sf_off + end <= img.len() && qrr + end <= img.len());
+    let base = img.as_mut_ptr();
+    let mut t = st0 as usize;
+    while t as i32 <= en0 {
+        // SAFETY: t + 16 <= end, and the assert above bounds both reads and the store (t + 16 <= sf_off + end).
+        let sq = unsafe { base.add(sf_off + t).cast::<[u8; 16]>().read_unaligned() };
+        let sr = unsafe { base.add(qrr + t).cast::<[u8; 16]>().read_unaligned() };
+        let mut sc = [0u8; 16];
+        for l in 0..16 {
+            let v = if sq[l] == m1 || sr[l] == m1 {
+                sc_n
+            } else if sq[l] == sr[l] {
+                sc_mch
+            } else {
+                sc_mis
+            };
+            sc[l] = v as u8;
+        }
+        unsafe { base.add(t).cast::<[u8; 16]>().write_unaligned(sc) };
+        t += 16;
+    }
+}
+
 /// A thread's traceback matrix, reused between jobs: a fresh allocation of a large one costs page faults
 /// that take longer than filling it. Kept up to this size (upstream's km arena keeps its memory too).
 const TRACEBACK_KEEP_MAX: usize = 256 << 20;

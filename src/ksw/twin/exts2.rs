@@ -19,7 +19,7 @@
 //! Both SPLICE_FOR and SPLICE_REV set: upstream asserts (aborts); the twin panics likewise.
 
 use super::common::{
-    approx_step, backtrack, exact_max, finish, give_traceback, ld, take_traceback, Ez, F_APPROX_DROP, F_APPROX_MAX, F_EXTZ_ONLY, F_GENERIC_SC, F_REV_CIGAR,
+    approx_step, backtrack, exact_max, finish, give_traceback, ld, score_row, take_traceback, Ez, F_APPROX_DROP, F_APPROX_MAX, F_EXTZ_ONLY, F_GENERIC_SC, F_REV_CIGAR,
     F_RIGHT, F_SCORE_ONLY, NEG_INF, PAD,
 };
 use crate::ksw::{KswExts2Job, KswResult};
@@ -455,24 +455,7 @@ fn exts2_body(job: &KswExts2Job, out: &mut KswResult) {
         // upstream's qr + (qlen - 1 - r) points before qr once r >= qlen (an offset, not a wrap-around)
         let qrr = (qr_off as isize + (qlen - 1 - r) as isize) as usize;
         if !generic {
-            let mut t = st0 as usize;
-            while t as i32 <= en0 {
-                let sq: [u8; 16] = img[sf_off + t..sf_off + t + 16].try_into().unwrap();
-                let sr: [u8; 16] = img[qrr + t..qrr + t + 16].try_into().unwrap();
-                let mut sc = [0u8; 16];
-                for l in 0..16 {
-                    let v = if sq[l] == m1 || sr[l] == m1 {
-                        sc_n
-                    } else if sq[l] == sr[l] {
-                        sc_mch
-                    } else {
-                        sc_mis
-                    };
-                    sc[l] = v as u8;
-                }
-                img[t..t + 16].copy_from_slice(&sc);
-                t += 16;
-            }
+            score_row(&mut img, sf_off, qrr, st0, en0, m1, sc_n, sc_mch, sc_mis);
         } else {
             for t in st0 as usize..=en0 as usize {
                 img[t] = mat[img[sf_off + t] as usize * m as usize + img[qrr + t] as usize] as u8;
