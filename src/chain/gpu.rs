@@ -1,33 +1,32 @@
-//! `mg_lchain_dp` batches on the GPU: kernels/chain_dp.cu computes the fill (`f`, `p`, `v`, `t`; one warp per
-//! job, eight warps per job of `WIDE_MIN_ANCHORS` or more, so that the longest reads do not set the launch's
-//! length alone; longest jobs first), the CPU runs the twin's backtrack and compaction on it (`twin::finish`), so the
+//! `mg_lchain_dp` batches on the GPU: kernels/chain_dp.cu computes the fill (`f`, `p`, `v`, `t`; a warp per
+//! job, longest jobs first), the CPU runs the twin's backtrack and compaction on it (`twin::finish`), so the
 //! result is bit-exact with `twin::lchain_dp`.
 //!
-//! Anchors go up and `f`, `p`, `v` come back through page-locked buffers kept by the runtime (pageable copies
-//! of 15M anchors' arrays took 0.3 s of a 0.6 s batch on the H100). A batch runs as a few launches queued one
-//! ahead: while the CPU backtracks one launch's jobs, the GPU fills the next one's.
+//! A launch's length is its longest job's anchors times one anchor's latency, and most jobs end long before
+//! it: so a batch is one launch (more only past `LAUNCH_ANCHORS`), the kernel writes each job's arrays into
+//! page-locked host memory as the job ends and raises the job's flag there, and the CPU's workers backtrack
+//! each job as soon as its flag is up, shortest (first ended) first, while the GPU goes on with the longer ones.
+//! (Four launches of a quarter each, backtracked one while the next ran, took 2x as long on the H100: four
+//! longest jobs in a row.)
 //!
-//! `WARPALIGN_CHAIN_GPU_PROFILE=1` prints each launch's size and its host, transfer and kernel times on stderr.
+//! `WARPALIGN_CHAIN_GPU_PROFILE=1` prints each launch's size, its host, upload and kernel times and when its
+//! last job was taken by the CPU, on stderr.
 
 use super::twin::{self, Fill, Params};
 use super::{ChainDpJob, ChainDpResult};
 use crate::gpu::GpuRuntime;
-use cudarc::driver::{CudaEvent, CudaSlice, DevicePtr, DevicePtrMut, LaunchConfig, PinnedHostSlice, PushKernelArg};
+use cudarc::driver::{CudaEvent, CudaSlice, DevicePtrMut, LaunchConfig, PinnedHostSlice, PushKernelArg};
 use rayon::prelude::*;
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 const MODULE_NAME: &str = "chain_dp";
 /// Ints per job in the kernel's parameter table (`NPAR` in chain_dp.cu).
 const NPAR: usize = 10;
 /// Anchors per launch, to bound device memory (32 bytes each); a larger job runs alone.
 const LAUNCH_ANCHORS: usize = 1 << 25;
-/// A batch is cut into about this many launches, so that the CPU's backtrack of one overlaps the GPU's fill
-/// of the next,
-const PIPELINE_LAUNCHES: usize = 4;
-/// but no launch is cut smaller than this many anchors (a launch's fixed costs).
-const MIN_LAUNCH_ANCHORS: usize = 1 << 20;
-/// Jobs from this many anchors on get eight warps each.
-const WIDE_MIN_ANCHORS: i32 = 8192;
+/// Warps per block of the kernel (a warp per job).
+const WARPS_PER_BLOCK: usize = 8;
 
 fn par_of(j: &ChainDpJob) -> [i32; NPAR] {
     let p = Params::from_job(j);
@@ -52,28 +51,101 @@ enum Download {
     All,
 }
 
-/// What one launch brought back: its arrays (see [`Download`]), back to back in a page-locked buffer (each an
-/// i32 array of `total`, in the order f, p, v, t), the jobs' offsets into them and their counters.
+/// A launch in flight: page-locked buffers the kernel writes each job's results into as it ends (see
+/// chain_fill's `out` and `info`), and everything the stream uses until it has passed the launch.
 struct Launched {
-    buf: PinnedHostSlice<u8>,
+    /// the arrays asked for, back to back (each an i32 array of `total`, in the order f, p, v, t)
+    out: PinnedHostSlice<u8>,
+    /// per job: its done flag, then its three counters
+    info: PinnedHostSlice<u8>,
+    up: PinnedHostSlice<u8>,
     total: usize,
     off: Vec<i64>,
-    cnt: Vec<u64>,
+    /// the launch's jobs, longest first (the kernel's order)
+    order: Vec<i32>,
+    largest: i32,
+    t0: Instant,
+    t_host: Duration,
+    events: [CudaEvent; 3],
+    _device: (CudaSlice<u64>, CudaSlice<i64>, Vec<CudaSlice<i32>>),
 }
 
 impl Launched {
-    /// Array `k` (0 f, 1 p, 2 v, 3 t) of the launch's job `j` (whose job has `n` anchors).
+    fn words(&self) -> &[AtomicU64] {
+        // SAFETY: page-aligned, 4 u64 per job, written by the device while the host reads: atomics.
+        unsafe { std::slice::from_raw_parts(self.info_ptr().cast::<AtomicU64>(), 4 * self.off.len()) }
+    }
+
+    fn info_ptr(&self) -> *const u8 {
+        self.info.as_ptr().expect("a page-locked buffer with no copy queued")
+    }
+
+    /// Whether job `j` of the launch has ended and its results are all in `out` and `info`.
+    fn is_done(&self, j: usize) -> bool {
+        self.words()[4 * j].load(Ordering::Acquire) != 0
+    }
+
+    /// Job `j`'s counters: pairs scored in the main scan, skip breaks, rescues (once it is done).
+    fn counters(&self, j: usize) -> [u64; 3] {
+        let w = &self.words()[4 * j + 1..4 * j + 4];
+        [0, 1, 2].map(|k| w[k].load(Ordering::Relaxed))
+    }
+
+    /// Array `k` (0 f, 1 p, 2 v, 3 t) of the launch's job `j` (whose job has `n` anchors), once it is done.
     fn array(&self, k: usize, j: usize, n: usize) -> &[i32] {
-        let bytes = self.buf.as_slice().expect("a launch's download has completed");
-        // SAFETY: the buffer is page-aligned and holds i32 arrays of `total` elements from offset 0.
-        let all = unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<i32>(), bytes.len() / 4) };
+        let bytes = self.out.as_ptr().expect("a page-locked buffer with no copy queued");
         let lo = k * self.total + self.off[j] as usize;
-        &all[lo..lo + n]
+        assert!(4 * (lo + n) <= self.out.len());
+        // SAFETY: in bounds (above) of the page-aligned buffer; the job's part was written before its flag, which
+        // the caller has seen, and the device writes no more to it.
+        unsafe { std::slice::from_raw_parts(bytes.cast::<i32>().add(lo), n) }
+    }
+
+    /// Waits for job `j`'s flag; an error if the kernel has stopped without raising it.
+    fn wait_for(&self, j: usize) -> Result<(), String> {
+        let mut spins = 0u32;
+        while !self.is_done(j) {
+            if spins < 1000 {
+                spins += 1;
+                std::hint::spin_loop();
+                continue;
+            }
+            let ended = self.events[2].try_is_complete().map_err(|e| format!("chain gpu kernel: {e:?}"))?;
+            if ended && !self.is_done(j) {
+                return Err("chain gpu: the kernel ended without a job's results".into());
+            }
+            std::thread::sleep(Duration::from_micros(20));
+
+        }
+        Ok(())
+    }
+
+    /// Waits for the stream to pass the launch (errors included) and hands the buffers back.
+    fn finish(self, rt: &GpuRuntime, profile: bool, t_taken: Duration) -> Result<(), String> {
+        let [e0, e1, e2] = &self.events;
+        e2.synchronize().map_err(|e| format!("chain gpu sync: {e:?}"))?;
+        if profile {
+            let up_ms = e0.elapsed_ms(e1).unwrap_or(f32::NAN);
+            let kernel_ms = e1.elapsed_ms(e2).unwrap_or(f32::NAN);
+            let pairs: u64 = (0..self.off.len()).map(|j| self.counters(j)[0]).sum();
+            eprintln!(
+                "chain gpu: jobs {} anchors {} (largest {}) pairs {pairs}: host {:.1} ms, upload {up_ms:.1} ms, kernel {kernel_ms:.1} ms, all jobs taken {:.1} ms after the start",
+                self.off.len(),
+                self.total,
+                self.largest,
+                self.t_host.as_secs_f64() * 1e3,
+                t_taken.as_secs_f64() * 1e3,
+            );
+        }
+        rt.give_staging(self.up);
+        rt.give_staging(self.out);
+        rt.give_staging(self.info);
+        Ok(())
     }
 }
 
-/// Runs `each(job index, launch, index in the launch)` for every job with anchors, in parallel, launch by
-/// launch.
+/// Runs `each(job index, launch, index in the launch)` for every job with anchors, on all cores, each job as
+/// soon as the GPU has its results.
 fn for_each_launched(
     rt: &GpuRuntime,
     jobs: &[ChainDpJob],
@@ -88,14 +160,12 @@ fn for_each_launched(
         .map_err(|e| format!("device attribute: {e:?}"))? as usize;
     let profile = std::env::var("WARPALIGN_CHAIN_GPU_PROFILE").is_ok_and(|v| v.trim() != "0" && !v.is_empty());
     let todo: Vec<usize> = (0..jobs.len()).filter(|&i| jobs[i].n_anchors > 0).collect();
-    let all: usize = todo.iter().map(|&i| jobs[i].n_anchors as usize).sum();
-    let cap = (all / PIPELINE_LAUNCHES).clamp(MIN_LAUNCH_ANCHORS, LAUNCH_ANCHORS);
     let mut parts = Vec::new();
     let mut start = 0;
     while start < todo.len() {
         let mut end = start;
         let mut total = 0usize;
-        while end < todo.len() && (end == start || total + jobs[todo[end]].n_anchors as usize <= cap) {
+        while end < todo.len() && (end == start || total + jobs[todo[end]].n_anchors as usize <= LAUNCH_ANCHORS) {
             total += jobs[todo[end]].n_anchors as usize;
             end += 1;
         }
@@ -107,17 +177,35 @@ fn for_each_launched(
         None => None,
     };
     for k in 0..parts.len() {
-        let got = queued.take().expect("each launch is queued before it is waited for").wait(rt, profile)?;
+        let l = queued.take().expect("each launch is queued before it is taken");
         if let Some(&(idx, total)) = parts.get(k + 1) {
             queued = Some(enqueue(rt, &func, sms, jobs, idx, total, download)?);
         }
         let idx = parts[k].0;
-        let t1 = Instant::now();
-        idx.par_iter().enumerate().for_each(|(k, &i)| each(i, &got, k));
-        if profile {
-            eprintln!("chain gpu: results of {} jobs unpacked in {:.1} ms", idx.len(), t1.elapsed().as_secs_f64() * 1e3);
+        // jobs end about shortest first: the workers take them in that order, each waiting for its job's flag
+        let next = AtomicUsize::new(0);
+        let failed = AtomicBool::new(false);
+        let error = std::sync::Mutex::new(None);
+        // one task per worker; a worker busy elsewhere (another caller's batch) just takes none
+        (0..rayon::current_num_threads()).into_par_iter().for_each(|_| loop {
+            let r = next.fetch_add(1, Ordering::Relaxed);
+            if r >= idx.len() || failed.load(Ordering::Relaxed) {
+                return;
+            }
+            let j = l.order[idx.len() - 1 - r] as usize;
+            if let Err(e) = rt.context().bind_to_thread().map_err(|e| format!("chain gpu: {e:?}")).and_then(|_| l.wait_for(j)) {
+                failed.store(true, Ordering::Relaxed);
+                *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                return;
+            }
+            each(idx[j], &l, j);
+        });
+        let t_taken = l.t0.elapsed();
+        // the stream's own error, if any, says more than a missing flag
+        l.finish(rt, profile, t_taken)?;
+        if let Some(e) = error.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            return Err(e);
         }
-        rt.give_staging(got.buf);
     }
     Ok(())
 }
@@ -132,56 +220,16 @@ pub fn fill_batch_gpu(rt: &GpuRuntime, jobs: &[ChainDpJob]) -> Result<Vec<Fill>,
             p: l.array(1, k, n).iter().map(|&x| x as i64).collect(),
             v: l.array(2, k, n).to_vec(),
             t: l.array(3, k, n).to_vec(),
-            n_visited: l.cnt[3 * k],
-            n_breaks: l.cnt[3 * k + 1],
-            n_rescued: l.cnt[3 * k + 2],
+            n_visited: l.counters(k)[0],
+            n_breaks: l.counters(k)[1],
+            n_rescued: l.counters(k)[2],
         };
     })?;
     Ok(fills.into_iter().map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner())).collect())
 }
 
-/// A launch queued on the runtime's stream, with everything it uses until the stream has passed it.
-struct Queued {
-    up: PinnedHostSlice<u8>,
-    down: PinnedHostSlice<u8>,
-    total: usize,
-    off: Vec<i64>,
-    largest: i32,
-    n_wide: usize,
-    t0: Instant,
-    t_host: std::time::Duration,
-    events: [CudaEvent; 3],
-    d_cnt: CudaSlice<u64>,
-    _device: (CudaSlice<u64>, CudaSlice<i64>, Vec<CudaSlice<i32>>),
-}
-
-impl Queued {
-    /// Waits for the launch (sleeping: a blocking-sync event) and takes what it brought back.
-    fn wait(self, rt: &GpuRuntime, profile: bool) -> Result<Launched, String> {
-        let err = |what: &str, e: cudarc::driver::DriverError| format!("chain gpu {what}: {e:?}");
-        let [e0, e1, e2] = &self.events;
-        e2.synchronize().map_err(|e| err("sync", e))?;
-        let cnt = rt.stream().clone_dtoh(&self.d_cnt).map_err(|e| err("download", e))?;
-        rt.give_staging(self.up);
-        if profile {
-            let kernel_ms = e0.elapsed_ms(e1).unwrap_or(f32::NAN);
-            let down_ms = e1.elapsed_ms(e2).unwrap_or(f32::NAN);
-            let pairs: u64 = cnt.iter().step_by(3).sum();
-            eprintln!(
-                "chain gpu: jobs {} ({} wide) anchors {} (largest {}) pairs {pairs}: host {:.1} ms, kernel {kernel_ms:.1} ms, download {down_ms:.1} ms, queued to done {:.1} ms",
-                self.off.len(),
-                self.n_wide,
-                self.total,
-                self.largest,
-                self.t_host.as_secs_f64() * 1e3,
-                self.t0.elapsed().as_secs_f64() * 1e3,
-            );
-        }
-        Ok(Launched { buf: self.down, total: self.total, off: self.off, cnt })
-    }
-}
-
-/// Queues one launch of the jobs `idx` (`total` anchors): upload, kernel, download.
+/// Queues one launch of the jobs `idx` (`total` anchors): upload, kernel (which hands each job's results over as
+/// it ends).
 fn enqueue(
     rt: &GpuRuntime,
     func: &cudarc::driver::CudaFunction,
@@ -190,7 +238,7 @@ fn enqueue(
     idx: &[usize],
     total: usize,
     download: Download,
-) -> Result<Queued, String> {
+) -> Result<Launched, String> {
     let err = |what: &str, e: cudarc::driver::DriverError| format!("chain gpu {what}: {e:?}");
     let t0 = Instant::now();
     let st = rt.stream();
@@ -228,8 +276,13 @@ fn enqueue(
     // longest first: the longest jobs set the launch's length
     let mut order: Vec<i32> = (0..nj as i32).collect();
     order.sort_by_key(|&k| std::cmp::Reverse(cnt_n[k as usize]));
-    let n_wide = cnt_n.iter().filter(|&&n| n >= WIDE_MIN_ANCHORS).count();
+    // results and flags, written by the kernel; flags down before it starts
+    let arrays = if download == Download::All { 4 } else { 2 };
+    let out = rt.take_staging(4 * arrays * total)?;
+    let mut info = rt.take_staging(32 * nj)?;
+    info.as_mut_slice().map_err(|e| err("staging", e))?[..32 * nj].fill(0);
     let t_host = t0.elapsed();
+    let e0 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map_err(|e| err("event", e))?;
     // SAFETY: filled by the copy right after.
     let mut d_a = unsafe { st.alloc::<u64>(2 * total) }.map_err(|e| err("alloc", e))?;
     {
@@ -243,58 +296,47 @@ fn enqueue(
     let d_n = st.clone_htod(&cnt_n).map_err(|e| err("upload", e))?;
     let d_par = st.clone_htod(&par).map_err(|e| err("upload", e))?;
     let d_order = st.clone_htod(&order).map_err(|e| err("upload", e))?;
-    // SAFETY: the kernels write f, p and v of every anchor before any read; t is read, so it is zeroed.
+    // SAFETY: the kernel writes f, p and v of every anchor before any read; t is read, so it is zeroed.
     let mut d_f = unsafe { st.alloc::<i32>(total) }.map_err(|e| err("alloc", e))?;
     let mut d_p = unsafe { st.alloc::<i32>(total) }.map_err(|e| err("alloc", e))?;
     let mut d_v = unsafe { st.alloc::<i32>(total) }.map_err(|e| err("alloc", e))?;
     let mut d_t = st.alloc_zeros::<i32>(total).map_err(|e| err("alloc", e))?;
-    let mut d_cnt = st.alloc_zeros::<u64>(3 * nj).map_err(|e| err("alloc", e))?;
-    let mut d_next = st.alloc_zeros::<i32>(2).map_err(|e| err("alloc", e))?;
-    let e0 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map_err(|e| err("event", e))?;
-    // persistent blocks of 256 threads, as many as the device holds and the jobs need: one per long job
-    // (a prefix of `order`), one per eight others
-    let cap = sms * 8;
-    let wide_blocks = n_wide.min(cap);
-    let blocks = wide_blocks.max((wide_blocks + (nj - n_wide).div_ceil(8)).min(cap));
-    let cfg = LaunchConfig { grid_dim: (blocks as u32, 1, 1), block_dim: (256, 1, 1), shared_mem_bytes: 0 };
-    let (nw, nj_, wb) = (n_wide as i32, nj as i32, wide_blocks as i32);
+    let mut d_next = st.alloc_zeros::<i32>(1).map_err(|e| err("alloc", e))?;
+    let e1 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map_err(|e| err("event", e))?;
+    // persistent warps, as many as the device holds and the jobs need
+    let blocks = nj.div_ceil(WARPS_PER_BLOCK).min(sms * 8);
+    let cfg = LaunchConfig {
+        grid_dim: (blocks as u32, 1, 1),
+        block_dim: (32 * WARPS_PER_BLOCK as u32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    // page-locked memory has the same address on the device (unified addressing)
+    let out_ptr = out.as_ptr().map_err(|e| err("staging", e))? as u64;
+    let info_ptr = info.as_ptr().map_err(|e| err("staging", e))? as u64;
+    let (nj_, total_, arrays_) = (nj as i32, total as i64, arrays as i32);
     {
         let mut l = st.launch_builder(func);
-        l.arg(&d_a).arg(&d_off).arg(&d_n).arg(&d_par).arg(&d_order).arg(&nw).arg(&nj_).arg(&wb);
-        l.arg(&mut d_f).arg(&mut d_p).arg(&mut d_v).arg(&mut d_t).arg(&mut d_cnt).arg(&mut d_next);
+        l.arg(&d_a).arg(&d_off).arg(&d_n).arg(&d_par).arg(&d_order).arg(&nj_);
+        l.arg(&mut d_f).arg(&mut d_p).arg(&mut d_v).arg(&mut d_t).arg(&mut d_next);
+        l.arg(&out_ptr).arg(&total_).arg(&arrays_).arg(&info_ptr);
         // SAFETY: the arguments match chain_fill's signature; every per-anchor buffer holds `total` elements
-        // and the job tables `nj` (par NPAR per job), as the offsets above index them; next holds 2 counters.
+        // and the job tables `nj` (par NPAR per job), as the offsets above index them; out holds `arrays`
+        // arrays of `total` i32s and info 4 u64 per job, page-locked, untouched by the host until a job's flag.
         unsafe { l.launch(cfg) }.map_err(|e| err("launch", e))?;
-    }
-    let e1 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map_err(|e| err("event", e))?;
-    // the arrays asked for into one page-locked buffer, queued behind the kernel
-    let arrays = if download == Download::All { 4 } else { 2 };
-    let mut down = rt.take_staging(4 * arrays * total)?;
-    {
-        let bytes = down.as_mut_slice().map_err(|e| err("staging", e))?;
-        // SAFETY: the buffer is page-aligned and holds at least arrays * total i32s.
-        let all = unsafe { std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<i32>(), arrays * total) };
-        for (k, dst) in all.chunks_exact_mut(total.max(1)).take(arrays).enumerate() {
-            let src = [&d_f, &d_p, &d_v, &d_t][k];
-            let (ptr, _record) = src.device_ptr(st);
-            // SAFETY: src holds `total` i32s and dst as many; dst is not read until the stream is waited on.
-            unsafe { cudarc::driver::result::memcpy_dtoh_async(&mut dst[..total], ptr, st.cu_stream()) }
-                .map_err(|e| err("download", e))?;
-        }
     }
     // blocking sync: a default event's wait spins a core
     let e2 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC)).map_err(|e| err("event", e))?;
-    Ok(Queued {
+    Ok(Launched {
+        out,
+        info,
         up,
-        down,
         total,
         off,
+        order,
         largest: cnt_n.iter().copied().max().unwrap_or(0),
-        n_wide,
         t0,
         t_host,
         events: [e0, e1, e2],
-        d_cnt,
         _device: (d_a, d_off, vec![d_f, d_p, d_v, d_t, d_n, d_par, d_order, d_next]),
     })
 }
