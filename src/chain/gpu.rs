@@ -115,7 +115,6 @@ impl Launched {
                 return Err("chain gpu: the kernel ended without a job's results".into());
             }
             std::thread::sleep(Duration::from_micros(20));
-
         }
         Ok(())
     }
