@@ -1,0 +1,150 @@
+//! `ydrop --dump FILE`: times the y-drop engines on the calls of a LASTZ run, dumped by the patched LASTZ
+//! (`WARPALIGN_DUMP=FILE`, see src/ydrop/dump.rs; `.gz` read as such), every call run without its earlier
+//! alignments (as LASTZ's extensions computed ahead run): (a) the twin on one thread (with `--one-thread`), (b) the twin over all
+//! cores (rayon), (c) the GPU batch of all calls, (d) the GPU in waves of `--wave K` calls in LASTZ's order,
+//! one batch after the other (what a pool handing waves of anchors ahead to the GPU would see). Every GPU
+//! result is checked against the twin's (a mismatch is printed and the exit status is 1). Each timing is
+//! the best of `--reps` runs (default 3), after one untimed GPU warm-up. Cells: the twin's swept cells.
+//!
+//! usage: ydrop --dump FILE [--reps N] [--wave K]... [--one-thread]
+
+use rayon::prelude::*;
+use std::io::Read;
+use std::time::Instant;
+use warpalign::gpu::GpuRuntime;
+use warpalign::ydrop::dump::{parse_dump, DumpedJob};
+use warpalign::ydrop::gpu::one_sided_batch_gpu;
+use warpalign::ydrop::twin;
+use warpalign::ydrop::{YdropJob, YdropResult};
+
+type Outcome = (i32, u32, u32, i32, Vec<u32>);
+
+fn outcome(r: &YdropResult) -> Outcome {
+    (r.score, r.end1, r.end2, r.truncated, r.ops().to_vec())
+}
+
+fn best_of<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, T) {
+    let mut best = f64::INFINITY;
+    let mut last = None;
+    for _ in 0..reps.max(1) {
+        let t = Instant::now();
+        let v = f();
+        best = best.min(t.elapsed().as_secs_f64());
+        last = Some(v);
+    }
+    (best, last.expect("one run"))
+}
+
+fn twin_all(jobs: &[YdropJob], parallel: bool) -> Vec<Outcome> {
+    let one = |j: &YdropJob| {
+        let mut r = YdropResult::EMPTY;
+        twin::one_sided(j, &mut r);
+        let o = outcome(&r);
+        r.release();
+        o
+    };
+    if parallel {
+        jobs.par_iter().with_max_len(1).map(one).collect()
+    } else {
+        jobs.iter().map(one).collect()
+    }
+}
+
+fn gpu_all(rt: &GpuRuntime, jobs: &[YdropJob], wave: usize) -> Vec<Outcome> {
+    let mut out = Vec::with_capacity(jobs.len());
+    for chunk in jobs.chunks(wave.max(1)) {
+        let mut res: Vec<YdropResult> = chunk.iter().map(|_| YdropResult::EMPTY).collect();
+        one_sided_batch_gpu(rt, chunk, &mut res).unwrap_or_else(|e| {
+            eprintln!("ydrop: GPU batch failed: {e}");
+            std::process::exit(2)
+        });
+        out.extend(res.iter_mut().map(|r| {
+            let o = outcome(r);
+            r.release();
+            o
+        }));
+    }
+    out
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (mut dump, mut reps, mut waves) = (None, 3usize, Vec::new());
+    let one_thread = args.iter().any(|a| a == "--one-thread");
+    let mut it = args.iter().filter(|a| *a != "--one-thread");
+    while let Some(a) = it.next() {
+        let v = it.next();
+        match (a.as_str(), v) {
+            ("--dump", Some(v)) => dump = Some(v.clone()),
+            ("--reps", Some(v)) => reps = v.parse().unwrap_or(3),
+            ("--wave", Some(v)) => waves.push(v.parse::<usize>().unwrap_or(64)),
+            _ => {
+                eprintln!("usage: ydrop --dump FILE [--reps N] [--wave K]... [--one-thread]");
+                std::process::exit(2);
+            }
+        }
+    }
+    let Some(dump) = dump else {
+        eprintln!("usage: ydrop --dump FILE [--reps N] [--wave K]... [--one-thread]");
+        std::process::exit(2);
+    };
+    let mut raw = Vec::new();
+    let read = std::fs::File::open(&dump).and_then(|mut f| {
+        if dump.ends_with(".gz") {
+            flate2::read::GzDecoder::new(f).read_to_end(&mut raw)
+        } else {
+            f.read_to_end(&mut raw)
+        }
+    });
+    let dumped: Vec<DumpedJob> = read.and_then(|_| parse_dump(&raw)).unwrap_or_else(|e| {
+        eprintln!("ydrop: {dump}: {e}");
+        std::process::exit(2)
+    });
+    drop(raw);
+    let seqs: Vec<_> = dumped.iter().map(|d| d.sequences()).collect();
+    let jobs: Vec<YdropJob> =
+        dumped.iter().zip(&seqs).map(|(d, s)| YdropJob { bounds: std::ptr::null(), ..d.job(s) }).collect();
+    let threads = rayon::current_num_threads();
+
+    let c0 = twin::cells_swept();
+    let want = twin_all(&jobs, true);
+    let cells = twin::cells_swept() - c0;
+    println!("{} calls (run without their earlier alignments), {:.3} Gcells", jobs.len(), cells as f64 / 1e9);
+    let rate = |t: f64| format!("{t:.4} s, {:.2} Gcells/s", cells as f64 / 1e9 / t);
+    if one_thread {
+        let (t1, _) = best_of(1, || twin_all(&jobs, false));
+        println!("  (a) twin, 1 thread           {}", rate(t1));
+    }
+    let (tn, _) = best_of(reps, || twin_all(&jobs, true));
+    println!("  (b) twin, {threads:2} threads         {}", rate(tn));
+
+    let rt = match GpuRuntime::start() {
+        Ok(rt) => rt,
+        Err(e) => {
+            println!("  (c) GPU: skipped: no GPU ({e})");
+            return;
+        }
+    };
+    let mut bad = 0usize;
+    let mut check = |name: &str, got: &[Outcome]| {
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            if g != w {
+                bad += 1;
+                if bad <= 5 {
+                    eprintln!("mismatch ({name}) call {i}: GPU {:?} twin {:?}", (g.0, g.1, g.2, g.3, g.4.len()), (w.0, w.1, w.2, w.3, w.4.len()));
+                }
+            }
+        }
+    };
+    let _ = gpu_all(&rt, &jobs, jobs.len());
+    let (tg, got) = best_of(reps, || gpu_all(&rt, &jobs, jobs.len()));
+    check("all", &got);
+    println!("  (c) GPU, one batch           {}  ({:.1}x the twin on {threads} threads)", rate(tg), tn / tg);
+    for w in waves {
+        let (tw, got) = best_of(reps, || gpu_all(&rt, &jobs, w));
+        check(&format!("wave {w}"), &got);
+        println!("  (d) GPU, waves of {w:5}      {}  ({} waves, {:.2} ms each)", rate(tw), jobs.len().div_ceil(w), tw * 1e3 / jobs.len().div_ceil(w) as f64);
+    }
+    println!("mismatches {bad}");
+    std::process::exit((bad > 0) as i32);
+}
