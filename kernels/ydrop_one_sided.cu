@@ -36,6 +36,9 @@ typedef long long i64;
 #define I32_MIN (-2147483647 - 1)
 #define NO_Y (-(1LL << 62))
 #define BEST_MAX (1 << 30)
+#define NO_FIRST 2147483647 // (no live column in a lane)
+// columns each lane holds in a chunk of a row (32 * CELLS_PER_LANE columns)
+#define CELLS_PER_LANE 16
 #define ROW_GAP_MAX (1LL << 24)
 
 // traceback links (LASTZ's cFromC, cFromI, cFromD, iExtend, dExtend) and editops
@@ -109,7 +112,7 @@ __device__ __forceinline__ i64 incl_max64(i64 v, int lane)
 
 // The sweep of one job by one warp (every lane holds the same row state). With TRACE, rows 1..last_row only,
 // writing traceback bytes and row offsets. Returns ST_DONE or ST_BAIL; the outcome goes to res (lane 0).
-template <bool TRACE>
+template <bool TRACE, int K>
 __device__ int sweep(const int *__restrict__ P, const unsigned long long *__restrict__ O, const int *__restrict__ mats,
                      const u8 *__restrict__ seqs, int2 *ring, u8 *tb, unsigned *tb_row, int *res, int last_row)
 {
@@ -138,6 +141,8 @@ __device__ int sweep(const int *__restrict__ P, const unsigned long long *__rest
 		if (TRACE) tb[col] = col == 0 ? 0 : FROM_I;
 	}
 	if (TRACE && lane == 0) tb_row[0] = 0;
+	// row 1 reads what other lanes wrote
+	__syncwarp();
 	unsigned used = cnt + 1;
 	int ly = 0, ry = cnt + 1;
 	int best = 0, boundary = NEG_INF, end1 = 0, end2 = 0;
@@ -163,76 +168,129 @@ __device__ int sweep(const int *__restrict__ P, const unsigned long long *__rest
 		int best_c = best, bnd_c = boundary, cp_left = 0, np_col = ly0, new_ly = ly0;
 		int ev_best = -1, ev_bnd = -1;
 		bool leading = true;
-		for (int col0 = ly0; col0 < stop; col0 += 32) {
-			const int col = col0 + lane;
-			const bool act = col < stop;
-			int cp = NEG_INF, d = NEG_INF;
-			if (act) {
-				const int2 v = prev[col & wm];
-				cp = v.x;
-				d = v.y;
+		for (int col0 = ly0; col0 < stop; col0 += 32 * K) {
+			// lane l holds the K columns from base: each scan is a lane-local one, then one warp scan of the
+			// lanes' totals
+			const int base = col0 + lane * K;
+			int cp[K], d[K], s[K];
+#pragma unroll
+			for (int t = 0; t < K; ++t) {
+				cp[t] = NEG_INF;
+				d[t] = NEG_INF;
+				if (base + t < stop) {
+					const int2 v = prev[(base + t) & wm];
+					cp[t] = v.x;
+					d[t] = v.y;
+				}
 			}
 			// the diagonal proposal from the row above; the row's first column gets NEG
-			int cl = __shfl_up_sync(FULL, cp, 1);
+			int cl = __shfl_up_sync(FULL, cp[K - 1], 1);
 			if (lane == 0) cl = cp_left;
-			const int s = (act && col > ly0) ? wadd(cl, srow[b[col - 1]]) : NEG_INF;
 
-			// i before this column (ignoring prunes), as max(NEG, max_k y_k) - E*(col - ly0), y_k the open
-			// terms shifted by E*(k + 1 - ly0)
-			const i64 y = (act && s >= d) ? (i64)wsub(s, OE) + (i64)E * (col + 1 - ly0) : NO_Y;
-			const i64 yi = incl_max64(y, lane);
+			// i before each column (ignoring prunes), as max(NEG, max_k y_k) - E*(col - ly0), y_k the open
+			// terms shifted by E*(k + 1 - ly0); yl: the lane's own terms before the column
+			i64 yl[K], yrun = NO_Y;
+#pragma unroll
+			for (int t = 0; t < K; ++t) {
+				const int col = base + t;
+				const bool act = col < stop;
+				s[t] = (act && col > ly0) ? wadd(t == 0 ? cl : cp[t - 1], srow[b[col - 1]]) : NEG_INF;
+				yl[t] = yrun;
+				if (act && s[t] >= d[t]) yrun = max(yrun, (i64)wsub(s[t], OE) + (i64)E * (col + 1 - ly0));
+			}
+			const i64 yi = incl_max64(yrun, lane);
 			i64 yx = __shfl_up_sync(FULL, yi, 1);
 			if (lane == 0) yx = NO_Y;
-			const int iv = (int)(max((i64)NEG_INF, max(yx, ymax)) - (i64)E * (col - ly0));
+			yx = max(yx, ymax);
 
-			const bool gap = d > s || iv > s;
-			const int c = gap ? (d >= iv ? d : iv) : s;
-			const int bi = incl_max((act && !gap) ? s : I32_MIN, lane);
+			// C, and the best before each column: the substitution-ended values before it (bl: the lane's own)
+			int iv[K], c[K], bl[K], brun = I32_MIN;
+			unsigned gapm = 0;
+#pragma unroll
+			for (int t = 0; t < K; ++t) {
+				const int col = base + t;
+				const bool act = col < stop;
+				iv[t] = (int)(max((i64)NEG_INF, max(yx, yl[t])) - (i64)E * (col - ly0));
+				const bool gap = d[t] > s[t] || iv[t] > s[t];
+				if (gap) gapm |= 1u << t;
+				c[t] = gap ? (d[t] >= iv[t] ? d[t] : iv[t]) : s[t];
+				bl[t] = brun;
+				if (act && !gap) brun = max(brun, s[t]);
+			}
+			const int bi = incl_max(brun, lane);
 			int bx = __shfl_up_sync(FULL, bi, 1);
 			if (lane == 0) bx = I32_MIN;
 			bx = max(bx, best_c);
-			const bool pruned = act && c < wsub(bx, Y);
-			const bool live_sub = act && !gap && !pruned;
-			const bool bcand = live_sub && !trim && (row == m || col == n);
-			const int bbi = incl_max(bcand ? s : I32_MIN, lane);
+
+			// prunes, the end events of substitution-ended cells, the stores; boundary candidates (bbl: the
+			// lane's own before the column)
+			int bbl[K], bbrun = I32_MIN;
+			unsigned bcandm = 0;
+			int first_live = NO_FIRST, last_live = -1, last_eb = -1;
+#pragma unroll
+			for (int t = 0; t < K; ++t) {
+				const int col = base + t;
+				const bool act = col < stop;
+				const bool gap = (gapm >> t) & 1u;
+				const int bxt = max(bx, bl[t]);
+				const bool pruned = act && c[t] < wsub(bxt, Y);
+				const bool live_sub = act && !gap && !pruned;
+				const bool bcand = live_sub && !trim && (row == m || col == n);
+				bbl[t] = bbrun;
+				if (bcand) {
+					bbrun = max(bbrun, s[t]);
+					bcandm |= 1u << t;
+				}
+				if (act && !pruned) {
+					first_live = min(first_live, col);
+					last_live = col;
+				}
+				if (live_sub && s[t] >= bxt) last_eb = col;
+				if (act) {
+					int dn, link;
+					if (gap) {
+						// no gap opens from a gap-ended C (no back-to-back gaps)
+						dn = wsub(d[t], E);
+						link = (d[t] >= iv[t] ? FROM_D : FROM_I) | I_EXTEND | D_EXTEND;
+					} else {
+						// strict: a tie records the extension
+						const int o = wsub(c[t], OE), d2 = wsub(d[t], E);
+						dn = o > d2 ? o : d2;
+						link = (o > d2 ? FROM_C : FROM_C | D_EXTEND) | (o > wsub(iv[t], E) ? 0 : I_EXTEND);
+					}
+					cur[col & wm] = pruned ? make_int2(NEG_INF, NEG_INF) : make_int2(c[t], dn);
+					if (TRACE) tb[row_base + (unsigned)col] = pruned ? 0 : (u8)link;
+				}
+			}
+			const int bbi = incl_max(bbrun, lane);
 			int bbx = __shfl_up_sync(FULL, bbi, 1);
 			if (lane == 0) bbx = I32_MIN;
 			bbx = max(bbx, bnd_c);
+			int last_ebb = -1;
+#pragma unroll
+			for (int t = 0; t < K; ++t)
+				if (((bcandm >> t) & 1u) && s[t] >= max(bbx, bbl[t])) last_ebb = base + t;
 
-			const unsigned live = __ballot_sync(FULL, act && !pruned);
-			const unsigned eb = __ballot_sync(FULL, live_sub && s >= bx);
-			const unsigned ebb = __ballot_sync(FULL, bcand && s >= bbx);
+			const int w_first = __reduce_min_sync(FULL, first_live);
+			const int w_last = __reduce_max_sync(FULL, last_live);
+			const int w_eb = __reduce_max_sync(FULL, last_eb);
+			const int w_ebb = __reduce_max_sync(FULL, last_ebb);
 			if (leading) {
-				if (live) {
-					new_ly = col0 + __ffs(live) - 1;
+				if (w_last >= 0) {
+					new_ly = w_first;
 					leading = false;
 				} else {
-					new_ly = min(col0 + 32, stop);
+					new_ly = min(col0 + 32 * K, stop);
 				}
 			}
-			if (live) np_col = col0 + 31 - __clz(live);
-			if (eb) ev_best = col0 + 31 - __clz(eb);
-			if (ebb) ev_bnd = col0 + 31 - __clz(ebb);
+			if (w_last >= 0) np_col = w_last;
+			if (w_eb >= 0) ev_best = w_eb;
+			if (w_ebb >= 0) ev_bnd = w_ebb;
 
-			if (act) {
-				int dn, link;
-				if (gap) {
-					// no gap opens from a gap-ended C (no back-to-back gaps)
-					dn = wsub(d, E);
-					link = (d >= iv ? FROM_D : FROM_I) | I_EXTEND | D_EXTEND;
-				} else {
-					// strict: a tie records the extension
-					const int o = wsub(c, OE), d2 = wsub(d, E);
-					dn = o > d2 ? o : d2;
-					link = (o > d2 ? FROM_C : FROM_C | D_EXTEND) | (o > wsub(iv, E) ? 0 : I_EXTEND);
-				}
-				cur[col & wm] = pruned ? make_int2(NEG_INF, NEG_INF) : make_int2(c, dn);
-				if (TRACE) tb[row_base + (unsigned)col] = pruned ? 0 : (u8)link;
-			}
 			ymax = max(ymax, __shfl_sync(FULL, yi, 31));
 			best_c = max(best_c, __shfl_sync(FULL, bi, 31));
 			bnd_c = max(bnd_c, __shfl_sync(FULL, bbi, 31));
-			cp_left = __shfl_sync(FULL, cp, 31);
+			cp_left = __shfl_sync(FULL, cp[K - 1], 31);
 		}
 		used += (unsigned)(stop - ly0);
 		ly = new_ly;
@@ -332,11 +390,11 @@ extern "C" __global__ void __launch_bounds__(128) ydrop_one_sided(const unsigned
 	const unsigned long long *O = offs + (i64)j * NO;
 	int *R = res + (i64)j * NR;
 	if (!trace) {
-		const int st = sweep<false>(P, O, mats, seqs, ring, tb, tb_row, R, 0);
+		const int st = sweep<false, CELLS_PER_LANE>(P, O, mats, seqs, ring, tb, tb_row, R, 0);
 		if ((threadIdx.x & 31) == 0) R[R_STATUS] = st;
 		return;
 	}
-	const int st = sweep<true>(P, O, mats, seqs, ring, tb, tb_row, R, R[R_END1]);
+	const int st = sweep<true, CELLS_PER_LANE>(P, O, mats, seqs, ring, tb, tb_row, R, R[R_END1]);
 	__syncwarp();
 	if ((threadIdx.x & 31) == 0) {
 		// pass 1 finished this job, so pass 2 (the same rows) cannot bail

@@ -11,6 +11,7 @@
 //! [`SEQ_CAP`] bases, a traceback over [`TB_JOB_MAX`] bytes or over the memory budget).
 //!
 //! `WARPALIGN_YDROP_GPU_MEM_MB` caps the device memory one launch uses (default: half of the free memory).
+//! `WARPALIGN_YDROP_GPU_PROFILE=1` prints, per batch, the jobs each path took and the time of each pass.
 
 use super::twin::{self, y_drop_tail};
 use super::{YdropJob, YdropResult, TRUNC_MIDWAY, TRUNC_NONE};
@@ -157,18 +158,30 @@ pub fn one_sided_batch_gpu(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [Yd
         start = end;
     }
 
+    let profile = std::env::var("WARPALIGN_YDROP_GPU_PROFILE").is_ok_and(|v| v.trim() != "0" && !v.is_empty());
+    let t0 = std::time::Instant::now();
     let (cpu_res, gpu_res) = std::thread::scope(|sc| {
         let cpu = sc.spawn(|| run_twin(jobs, &cpu_idx));
         let mut done = Vec::with_capacity(preps.len());
         let mut bailed = Vec::new();
         let st = rt.stream();
+        let mut times = Times::default();
         for r in launches {
-            if let Err(e) = run_launch(st, &func, jobs, &preps[r], &matrices, budget, &mut done, &mut bailed) {
+            let t = if profile { Some(&mut times) } else { None };
+            if let Err(e) = run_launch(st, &func, jobs, &preps[r], &matrices, budget, &mut done, &mut bailed, t) {
                 done.iter_mut().for_each(|(_, r): &mut (usize, YdropResult)| r.release());
                 return (cpu.join().expect("twin thread panicked"), Err(e));
             }
         }
+        let t_gpu = t0.elapsed();
         done.extend(run_twin(jobs, &bailed));
+        if profile {
+            eprintln!(
+                "warpalign ydrop gpu: {} jobs: {} on the GPU ({} gave up: twin after it), {} on the twin beside it; pass 1 {:.1} ms, pass 2 {:.1} ms, GPU path {:.1} ms, then the twin {:.1} ms",
+                jobs.len(), preps.len(), bailed.len(), cpu_idx.len(), times.pass1 * 1e3, times.pass2 * 1e3,
+                t_gpu.as_secs_f64() * 1e3, (t0.elapsed() - t_gpu).as_secs_f64() * 1e3
+            );
+        }
         (cpu.join().expect("twin thread panicked"), Ok(done))
     });
     let gpu_res = match gpu_res {
@@ -207,6 +220,7 @@ fn run_launch(
     budget: usize,
     done: &mut Vec<(usize, YdropResult)>,
     bailed: &mut Vec<usize>,
+    mut times: Option<&mut Times>,
 ) -> Result<(), String> {
     let err = |what: &str, e: cudarc::driver::DriverError| format!("ydrop gpu {what}: {e:?}");
     let n = chunk.len();
@@ -260,8 +274,12 @@ fn run_launch(
     let mut d_none_u8 = st.alloc_zeros::<u8>(1).map_err(|e| err("alloc", e))?;
     let mut d_none_u32 = st.alloc_zeros::<u32>(1).map_err(|e| err("alloc", e))?;
     let mut d_none_ops = st.alloc_zeros::<u32>(1).map_err(|e| err("alloc", e))?;
+    let t = std::time::Instant::now();
     launch(st, func, &d_offs, &d_par, &d_mats, &d_seqs, &mut d_ring, (&mut d_none_u8, &mut d_none_u32, &mut d_none_ops), &mut d_res, &d_order, n, 0)?;
     let res = st.clone_dtoh(&d_res).map_err(|e| err("download", e))?;
+    if let Some(tm) = times.as_deref_mut() {
+        tm.pass1 += t.elapsed().as_secs_f64();
+    }
 
     // pass 2 for the jobs with a path, in groups whose traceback fits what pass 1 left of the budget
     let tb_budget = budget.saturating_sub(chunk.iter().map(Prep::dev_bytes).sum());
@@ -309,9 +327,13 @@ fn run_launch(
         let mut d_tb = unsafe { st.alloc::<u8>(tb_n as usize) }.map_err(|e| err("alloc", e))?;
         let mut d_row = unsafe { st.alloc::<u32>(row_n as usize) }.map_err(|e| err("alloc", e))?;
         let mut d_ops = unsafe { st.alloc::<u32>(ops_n as usize) }.map_err(|e| err("alloc", e))?;
+        let t = std::time::Instant::now();
         launch(st, func, &d_offs, &d_par, &d_mats, &d_seqs, &mut d_ring, (&mut d_tb, &mut d_row, &mut d_ops), &mut d_res, &d_order, group.len(), 1)?;
         let res2 = st.clone_dtoh(&d_res).map_err(|e| err("download", e))?;
         let ops = st.clone_dtoh(&d_ops).map_err(|e| err("download", e))?;
+        if let Some(tm) = times.as_deref_mut() {
+            tm.pass2 += t.elapsed().as_secs_f64();
+        }
         for (&k, &at) in group.iter().zip(&ops_at) {
             let r = &res2[k * NR..(k + 1) * NR];
             if r[R_STATUS] != ST_DONE {
@@ -322,6 +344,13 @@ fn run_launch(
         start = end;
     }
     Ok(())
+}
+
+/// Seconds in each pass (launch to results downloaded), for `WARPALIGN_YDROP_GPU_PROFILE`.
+#[derive(Default)]
+struct Times {
+    pass1: f64,
+    pass2: f64,
 }
 
 fn result_of(r: &[i32], ops: &[u32]) -> YdropResult {

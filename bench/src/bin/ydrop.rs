@@ -5,8 +5,9 @@
 //! one batch after the other (what a pool handing waves of anchors ahead to the GPU would see). Every GPU
 //! result is checked against the twin's (a mismatch is printed and the exit status is 1). Each timing is
 //! the best of `--reps` runs (default 3), after one untimed GPU warm-up. Cells: the twin's swept cells.
+//! `--take N` keeps the first N calls only.
 //!
-//! usage: ydrop --dump FILE [--reps N] [--wave K]... [--one-thread]
+//! usage: ydrop --dump FILE [--reps N] [--wave K]... [--take N] [--one-thread]
 
 use rayon::prelude::*;
 use std::io::Read;
@@ -69,7 +70,7 @@ fn gpu_all(rt: &GpuRuntime, jobs: &[YdropJob], wave: usize) -> Vec<Outcome> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (mut dump, mut reps, mut waves) = (None, 3usize, Vec::new());
+    let (mut dump, mut reps, mut waves, mut take) = (None, 3usize, Vec::new(), None::<usize>);
     let one_thread = args.iter().any(|a| a == "--one-thread");
     let mut it = args.iter().filter(|a| *a != "--one-thread");
     while let Some(a) = it.next() {
@@ -78,14 +79,15 @@ fn main() {
             ("--dump", Some(v)) => dump = Some(v.clone()),
             ("--reps", Some(v)) => reps = v.parse().unwrap_or(3),
             ("--wave", Some(v)) => waves.push(v.parse::<usize>().unwrap_or(64)),
+            ("--take", Some(v)) => take = v.parse().ok(),
             _ => {
-                eprintln!("usage: ydrop --dump FILE [--reps N] [--wave K]... [--one-thread]");
+                eprintln!("usage: ydrop --dump FILE [--reps N] [--wave K]... [--take N] [--one-thread]");
                 std::process::exit(2);
             }
         }
     }
     let Some(dump) = dump else {
-        eprintln!("usage: ydrop --dump FILE [--reps N] [--wave K]... [--one-thread]");
+        eprintln!("usage: ydrop --dump FILE [--reps N] [--wave K]... [--take N] [--one-thread]");
         std::process::exit(2);
     };
     let mut raw = Vec::new();
@@ -101,6 +103,8 @@ fn main() {
         std::process::exit(2)
     });
     drop(raw);
+    let mut dumped = dumped;
+    dumped.truncate(take.unwrap_or(usize::MAX));
     let seqs: Vec<_> = dumped.iter().map(|d| d.sequences()).collect();
     let jobs: Vec<YdropJob> =
         dumped.iter().zip(&seqs).map(|(d, s)| YdropJob { bounds: std::ptr::null(), ..d.job(s) }).collect();
@@ -112,8 +116,24 @@ fn main() {
     println!("{} calls (run without their earlier alignments), {:.3} Gcells", jobs.len(), cells as f64 / 1e9);
     let rate = |t: f64| format!("{t:.4} s, {:.2} Gcells/s", cells as f64 / 1e9 / t);
     if one_thread {
-        let (t1, _) = best_of(1, || twin_all(&jobs, false));
-        println!("  (a) twin, 1 thread           {}", rate(t1));
+        let t = Instant::now();
+        let mut rows = 0u64;
+        let mut sizes: Vec<u64> = jobs
+            .iter()
+            .map(|j| {
+                let c0 = twin::cells_swept();
+                let (mut r, mut e) = (YdropResult::EMPTY, twin::shadow::Envelope::default());
+                twin::shadow::run_recorded(j, &mut r, &mut e);
+                r.release();
+                rows += e.rows() as u64;
+                twin::cells_swept() - c0
+            })
+            .collect();
+        println!("  (a) twin, 1 thread           {}", rate(t.elapsed().as_secs_f64()));
+        sizes.sort_unstable_by(|x, y| y.cmp(x));
+        let top: Vec<String> = sizes.iter().take(8).map(|c| format!("{:.1}M", *c as f64 / 1e6)).collect();
+        println!("      largest calls (cells): {}; median {:.2}M", top.join(" "), sizes[sizes.len() / 2] as f64 / 1e6);
+        println!("      {rows} rows, {:.0} cells a row", cells as f64 / rows as f64);
     }
     let (tn, _) = best_of(reps, || twin_all(&jobs, true));
     println!("  (b) twin, {threads:2} threads         {}", rate(tn));
