@@ -1,10 +1,12 @@
 // Batched ydrop_one_sided_align (LASTZ 1.04.52, gapped_extend.c), unconstrained jobs, bit-exact with the Rust
-// twin (src/ydrop/twin/), which is verified against upstream. One warp per job, rows in order, the columns of
-// a row in chunks of 32 (one per lane); two launches per batch (FastZ-style):
+// twin (src/ydrop/twin/), which is verified against upstream. One block of 4 warps per job (a job's rows are
+// sequential, so the threads of one row bound its latency: 4 warps took 2.8x less time than 1 on H. pylori's
+// calls, 8 warps only 7% less than 4), rows in order, each thread holding 4 consecutive columns of a chunk of
+// 512; two launches per batch (FastZ-style):
 //  - pass 1 (trace = 0): the whole sweep, without traceback bytes: score, end, truncation, and the traceback
 //    bytes the rows up to the end row take (LASTZ's `used` after that row);
 //  - pass 2 (trace = 1): rows 1..end1 again (a row depends only on the rows above), writing the traceback
-//    bytes in the twin's layout, then lane 0 traces back and writes the edit script.
+//    bytes in the twin's layout, then thread 0 traces back and writes the edit script.
 //
 // A row of the twin is sequential through the running insertion score i, the running best and the leading
 // prunes. Here it is two scans (valid for gapOpen >= 0, which the host checks):
@@ -24,9 +26,12 @@
 // BAIL, the host runs the twin) when a row would be wider than its ring, wider than 2^24 / E, reads past the
 // uploaded prefix of a sequence, or best passes 2^30.
 //
+// Each scan is a thread-local one over the thread's columns, then one scan of the threads' totals (shuffles in a
+// warp, shared memory across the block's warps).
+//
 // Memory per job: two rows of (C, D) in a ring of W cells each (column c at c & (W - 1)); pass 2 also the
-// traceback bytes, the row offsets and the edit script. Warps never share memory, and nothing is shared in a
-// block: no barrier is needed.
+// traceback bytes, the row offsets and the edit script. Blocks never share memory; a block's threads meet at a
+// barrier per block scan and per row (the next row reads what other threads wrote).
 
 typedef unsigned char u8;
 typedef long long i64;
@@ -36,9 +41,7 @@ typedef long long i64;
 #define I32_MIN (-2147483647 - 1)
 #define NO_Y (-(1LL << 62))
 #define BEST_MAX (1 << 30)
-#define NO_FIRST 2147483647 // (no live column in a lane)
-// columns each lane holds in a chunk of a row (32 * CELLS_PER_LANE columns)
-#define CELLS_PER_LANE 16
+#define NO_FIRST 2147483647 // (no live column in a thread)
 #define ROW_GAP_MAX (1LL << 24)
 
 // traceback links (LASTZ's cFromC, cFromI, cFromD, iExtend, dExtend) and editops
@@ -110,13 +113,75 @@ __device__ __forceinline__ i64 incl_max64(i64 v, int lane)
 	return v;
 }
 
-// The sweep of one job by one warp (every lane holds the same row state). With TRACE, rows 1..last_row only,
-// writing traceback bytes and row offsets. Returns ST_DONE or ST_BAIL; the outcome goes to res (lane 0).
-template <bool TRACE, int K>
+// Exclusive prefix max over the block's threads in order (NW warps), and the block's total.
+template <int NW, typename T>
+__device__ __forceinline__ T block_excl_max(T v, T none, T *sh, T &total)
+{
+	const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+	T inc = v;
+	for (int o = 1; o < 32; o <<= 1) {
+		const T t = __shfl_up_sync(FULL, inc, o);
+		if (lane >= o) inc = max(inc, t);
+	}
+	T ex = __shfl_up_sync(FULL, inc, 1);
+	if (lane == 0) ex = none;
+	if (NW == 1) {
+		total = __shfl_sync(FULL, inc, 31);
+		return ex;
+	}
+	if (lane == 31) sh[w] = inc;
+	__syncthreads();
+	total = none;
+#pragma unroll
+	for (int k = 0; k < NW; ++k) {
+		const T t = sh[k];
+		if (k < w) ex = max(ex, t);
+		total = max(total, t);
+	}
+	return ex;
+}
+
+// The block's min of lo and maxes of hi and hi2 (each thread's): the first and last of some columns.
+template <int NW>
+__device__ __forceinline__ void block_min_max(int &lo, int &hi, int &hi2, int *sh)
+{
+	lo = __reduce_min_sync(FULL, lo);
+	hi = __reduce_max_sync(FULL, hi);
+	hi2 = __reduce_max_sync(FULL, hi2);
+	if (NW == 1) return;
+	const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+	if (lane == 0) {
+		sh[w] = lo;
+		sh[NW + w] = hi;
+		sh[2 * NW + w] = hi2;
+	}
+	__syncthreads();
+#pragma unroll
+	for (int k = 0; k < NW; ++k) {
+		lo = min(lo, sh[k]);
+		hi = max(hi, sh[NW + k]);
+		hi2 = max(hi2, sh[2 * NW + k]);
+	}
+}
+
+template <int NW>
+__device__ __forceinline__ void block_sync()
+{
+	if (NW == 1) __syncwarp();
+	else __syncthreads();
+}
+
+// The sweep of one job by a block of NW warps, thread t holding K columns from col0 + t*K of each chunk of a
+// row (every thread holds the same row state). With TRACE, rows 1..last_row only, writing traceback bytes and
+// row offsets. Returns ST_DONE or ST_BAIL (every thread alike); the outcome goes to res (thread 0).
+template <bool TRACE, int K, int NW>
 __device__ int sweep(const int *__restrict__ P, const unsigned long long *__restrict__ O, const int *__restrict__ mats,
                      const u8 *__restrict__ seqs, int2 *ring, u8 *tb, unsigned *tb_row, int *res, int last_row)
 {
-	const int lane = threadIdx.x & 31;
+	constexpr int NT = 32 * NW, CHUNK = NT * K;
+	__shared__ i64 sh_y[NW];
+	__shared__ int sh_b[NW], sh_bb[NW], sh_ev[3 * NW], sh_ebb[NW];
+	const int tid = threadIdx.x;
 	const int m = P[P_M], n = P[P_N], a_len = P[P_A_LEN], b_len = P[P_B_LEN];
 	const int E = P[P_GAP_EXTEND], OE = wadd(P[P_GAP_OPEN], E), Y = P[P_Y_DROP];
 	const bool trim = P[P_TRIM] != 0;
@@ -135,14 +200,14 @@ __device__ int sweep(const int *__restrict__ P, const unsigned long long *__rest
 	else if (E == 0) cnt = n;
 	else cnt = (int)min((i64)(Y - OE) / E + 2, (i64)n);
 	if (cnt + 1 > W) return ST_BAIL;
-	for (int col = lane; col <= cnt; col += 32) {
+	for (int col = tid; col <= cnt; col += NT) {
 		const int c = col == 0 ? 0 : wsub(wsub(0, OE), (int)((unsigned)(col - 1) * (unsigned)E));
 		prev[col & wm] = make_int2(c, wsub(c, OE));
 		if (TRACE) tb[col] = col == 0 ? 0 : FROM_I;
 	}
-	if (TRACE && lane == 0) tb_row[0] = 0;
-	// row 1 reads what other lanes wrote
-	__syncwarp();
+	if (TRACE && tid == 0) tb_row[0] = 0;
+	// row 1 reads what other threads wrote
+	block_sync<NW>();
 	unsigned used = cnt + 1;
 	int ly = 0, ry = cnt + 1;
 	int best = 0, boundary = NEG_INF, end1 = 0, end2 = 0;
@@ -158,20 +223,19 @@ __device__ int sweep(const int *__restrict__ P, const unsigned long long *__rest
 		}
 		if (row > a_len) return ST_BAIL;
 		const unsigned row_base = used - (unsigned)ly;
-		if (TRACE && lane == 0) tb_row[row] = row_base;
+		if (TRACE && tid == 0) tb_row[row] = row_base;
 		const int ly0 = ly, stop = min(ry, n + 1);
 		if (stop > b_len + 1 || (i64)(stop - ly0) * E > ROW_GAP_MAX) return ST_BAIL;
 		const int *const srow = sub + (int)a[row - 1] * 256;
 
 		// carried from chunk to chunk
 		i64 ymax = NO_Y;
-		int best_c = best, bnd_c = boundary, cp_left = 0, np_col = ly0, new_ly = ly0;
+		int best_c = best, bnd_c = boundary, np_col = ly0, new_ly = ly0;
 		int ev_best = -1, ev_bnd = -1;
 		bool leading = true;
-		for (int col0 = ly0; col0 < stop; col0 += 32 * K) {
-			// lane l holds the K columns from base: each scan is a lane-local one, then one warp scan of the
-			// lanes' totals
-			const int base = col0 + lane * K;
+		for (int col0 = ly0; col0 < stop; col0 += CHUNK) {
+			// each scan is a thread-local one over its K columns, then one block scan of the threads' totals
+			const int base = col0 + tid * K;
 			int cp[K], d[K], s[K];
 #pragma unroll
 			for (int t = 0; t < K; ++t) {
@@ -184,11 +248,10 @@ __device__ int sweep(const int *__restrict__ P, const unsigned long long *__rest
 				}
 			}
 			// the diagonal proposal from the row above; the row's first column gets NEG
-			int cl = __shfl_up_sync(FULL, cp[K - 1], 1);
-			if (lane == 0) cl = cp_left;
+			const int cl = (base > ly0 && base - 1 < stop) ? prev[(base - 1) & wm].x : NEG_INF;
 
 			// i before each column (ignoring prunes), as max(NEG, max_k y_k) - E*(col - ly0), y_k the open
-			// terms shifted by E*(k + 1 - ly0); yl: the lane's own terms before the column
+			// terms shifted by E*(k + 1 - ly0); yl: the thread's own terms before the column
 			i64 yl[K], yrun = NO_Y;
 #pragma unroll
 			for (int t = 0; t < K; ++t) {
@@ -198,12 +261,10 @@ __device__ int sweep(const int *__restrict__ P, const unsigned long long *__rest
 				yl[t] = yrun;
 				if (act && s[t] >= d[t]) yrun = max(yrun, (i64)wsub(s[t], OE) + (i64)E * (col + 1 - ly0));
 			}
-			const i64 yi = incl_max64(yrun, lane);
-			i64 yx = __shfl_up_sync(FULL, yi, 1);
-			if (lane == 0) yx = NO_Y;
-			yx = max(yx, ymax);
+			i64 ytot;
+			const i64 yx = max(block_excl_max<NW, i64>(yrun, NO_Y, sh_y, ytot), ymax);
 
-			// C, and the best before each column: the substitution-ended values before it (bl: the lane's own)
+			// C, and the best before each column: the substitution-ended values before it (bl: the thread's own)
 			int iv[K], c[K], bl[K], brun = I32_MIN;
 			unsigned gapm = 0;
 #pragma unroll
@@ -217,13 +278,11 @@ __device__ int sweep(const int *__restrict__ P, const unsigned long long *__rest
 				bl[t] = brun;
 				if (act && !gap) brun = max(brun, s[t]);
 			}
-			const int bi = incl_max(brun, lane);
-			int bx = __shfl_up_sync(FULL, bi, 1);
-			if (lane == 0) bx = I32_MIN;
-			bx = max(bx, best_c);
+			int btot;
+			const int bx = max(block_excl_max<NW, int>(brun, I32_MIN, sh_b, btot), best_c);
 
 			// prunes, the end events of substitution-ended cells, the stores; boundary candidates (bbl: the
-			// lane's own before the column)
+			// thread's own before the column)
 			int bbl[K], bbrun = I32_MIN;
 			unsigned bcandm = 0;
 			int first_live = NO_FIRST, last_live = -1, last_eb = -1;
@@ -262,35 +321,33 @@ __device__ int sweep(const int *__restrict__ P, const unsigned long long *__rest
 					if (TRACE) tb[row_base + (unsigned)col] = pruned ? 0 : (u8)link;
 				}
 			}
-			const int bbi = incl_max(bbrun, lane);
-			int bbx = __shfl_up_sync(FULL, bbi, 1);
-			if (lane == 0) bbx = I32_MIN;
-			bbx = max(bbx, bnd_c);
-			int last_ebb = -1;
-#pragma unroll
-			for (int t = 0; t < K; ++t)
-				if (((bcandm >> t) & 1u) && s[t] >= max(bbx, bbl[t])) last_ebb = base + t;
-
-			const int w_first = __reduce_min_sync(FULL, first_live);
-			const int w_last = __reduce_max_sync(FULL, last_live);
-			const int w_eb = __reduce_max_sync(FULL, last_eb);
-			const int w_ebb = __reduce_max_sync(FULL, last_ebb);
+			int w_first = first_live, w_last = last_live, w_eb = last_eb;
+			block_min_max<NW>(w_first, w_last, w_eb, sh_ev);
 			if (leading) {
 				if (w_last >= 0) {
 					new_ly = w_first;
 					leading = false;
 				} else {
-					new_ly = min(col0 + 32 * K, stop);
+					new_ly = min(col0 + CHUNK, stop);
 				}
 			}
 			if (w_last >= 0) np_col = w_last;
 			if (w_eb >= 0) ev_best = w_eb;
-			if (w_ebb >= 0) ev_bnd = w_ebb;
+			// boundary cells (row m, column n) exist only without trimming, in the last row or at column n
+			int bbtot = I32_MIN;
+			if (!trim && (row == m || (col0 <= n && n < min(stop, col0 + CHUNK)))) {
+				const int bbx = max(block_excl_max<NW, int>(bbrun, I32_MIN, sh_bb, bbtot), bnd_c);
+				int last_ebb = -1, w_ebb;
+#pragma unroll
+				for (int t = 0; t < K; ++t)
+					if (((bcandm >> t) & 1u) && s[t] >= max(bbx, bbl[t])) last_ebb = base + t;
+				block_excl_max<NW, int>(last_ebb, -1, sh_ebb, w_ebb);
+				if (w_ebb >= 0) ev_bnd = w_ebb;
+			}
 
-			ymax = max(ymax, __shfl_sync(FULL, yi, 31));
-			best_c = max(best_c, __shfl_sync(FULL, bi, 31));
-			bnd_c = max(bnd_c, __shfl_sync(FULL, bbi, 31));
-			cp_left = __shfl_sync(FULL, cp[K - 1], 31);
+			ymax = max(ymax, ytot);
+			best_c = max(best_c, btot);
+			bnd_c = max(bnd_c, bbtot);
 		}
 		used += (unsigned)(stop - ly0);
 		ly = new_ly;
@@ -315,7 +372,7 @@ __device__ int sweep(const int *__restrict__ P, const unsigned long long *__rest
 			i64 k = 0;
 			if (i_end >= floor && room > 0) k = E == 0 ? room : min((i_end - floor) / E + 1, room);
 			if (ry + k + 1 - ly0 > W) return ST_BAIL;
-			for (int j = lane; j < k; j += 32) {
+			for (int j = tid; j < k; j += NT) {
 				const int c = (int)(i_end - (i64)E * j), col = ry + j;
 				cur[col & wm] = make_int2(c, wsub(c, OE));
 				if (TRACE) tb[row_base + (unsigned)col] = FROM_I;
@@ -324,7 +381,7 @@ __device__ int sweep(const int *__restrict__ P, const unsigned long long *__rest
 			ry += (int)k;
 			// the terminator: a dead cell nothing steps from, with no traceback byte
 			if (ry <= n) {
-				if (lane == 0) cur[ry & wm] = make_int2(NEG_INF, NEG_INF);
+				if (tid == 0) cur[ry & wm] = make_int2(NEG_INF, NEG_INF);
 				++ry;
 			}
 		}
@@ -332,10 +389,10 @@ __device__ int sweep(const int *__restrict__ P, const unsigned long long *__rest
 		int2 *const t = prev;
 		prev = cur;
 		cur = t;
-		// the next row reads what other lanes wrote
-		__syncwarp();
+		// the next row reads what other threads wrote
+		block_sync<NW>();
 	}
-	if (!TRACE && lane == 0) {
+	if (!TRACE && tid == 0) {
 		res[R_SCORE] = end_is_boundary ? boundary : best;
 		res[R_END1] = end1;
 		res[R_END2] = end2;
@@ -373,32 +430,41 @@ __device__ int trace_back(const u8 *tb, const unsigned *tb_row, unsigned *ops, i
 	return n_ops;
 }
 
-// One warp per job of order[] (four warps per block). trace = 0: pass 1 for every listed job; trace = 1:
-// pass 2 for the listed jobs (each with end1 > 0 and room for tb_need bytes), reading pass 1's results.
-extern "C" __global__ void __launch_bounds__(128) ydrop_one_sided(const unsigned long long *__restrict__ offs,
-                                                                  const int *__restrict__ par,
-                                                                  const int *__restrict__ mats,
-                                                                  const u8 *__restrict__ seqs, int2 *ring, u8 *tb,
-                                                                  unsigned *tb_row, unsigned *ops, int *res,
-                                                                  const int *__restrict__ order, int n_order,
-                                                                  int trace)
+// One block of NW warps per job of order[]. trace = 0: pass 1 for every listed job; trace = 1: pass 2 for the
+// listed jobs (each with end1 > 0 and room for tb_need bytes), reading pass 1's results.
+template <int NW, int K>
+__device__ void run_job(const unsigned long long *__restrict__ offs, const int *__restrict__ par,
+                        const int *__restrict__ mats, const u8 *__restrict__ seqs, int2 *ring, u8 *tb,
+                        unsigned *tb_row, unsigned *ops, int *res, const int *__restrict__ order, int n_order,
+                        int trace)
 {
-	const int k = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+	const int k = blockIdx.x;
 	if (k >= n_order) return;
 	const int j = order[k];
 	const int *P = par + (i64)j * NP;
 	const unsigned long long *O = offs + (i64)j * NO;
 	int *R = res + (i64)j * NR;
 	if (!trace) {
-		const int st = sweep<false, CELLS_PER_LANE>(P, O, mats, seqs, ring, tb, tb_row, R, 0);
-		if ((threadIdx.x & 31) == 0) R[R_STATUS] = st;
+		const int st = sweep<false, K, NW>(P, O, mats, seqs, ring, tb, tb_row, R, 0);
+		if (threadIdx.x == 0) R[R_STATUS] = st;
 		return;
 	}
-	const int st = sweep<true, CELLS_PER_LANE>(P, O, mats, seqs, ring, tb, tb_row, R, R[R_END1]);
-	__syncwarp();
-	if ((threadIdx.x & 31) == 0) {
+	const int st = sweep<true, K, NW>(P, O, mats, seqs, ring, tb, tb_row, R, R[R_END1]);
+	// the traceback reads what every thread wrote
+	block_sync<NW>();
+	if (threadIdx.x == 0) {
 		// pass 1 finished this job, so pass 2 (the same rows) cannot bail
 		R[R_STATUS] = st;
 		if (st == ST_DONE) R[R_N_OPS] = trace_back(tb + O[O_TB], tb_row + O[O_TB_ROW], ops + O[O_OPS], R[R_END1], R[R_END2]);
 	}
 }
+
+#define YDROP_ENTRY(name, NW, K)                                                                                  \
+	extern "C" __global__ void __launch_bounds__(32 * NW)                                                       \
+	    name(const unsigned long long *__restrict__ offs, const int *__restrict__ par, const int *__restrict__ mats, \
+	         const u8 *__restrict__ seqs, int2 *ring, u8 *tb, unsigned *tb_row, unsigned *ops, int *res,           \
+	         const int *__restrict__ order, int n_order, int trace)                                             \
+	{                                                                                                           \
+		run_job<NW, K>(offs, par, mats, seqs, ring, tb, tb_row, ops, res, order, n_order, trace);               \
+	}
+YDROP_ENTRY(ydrop_one_sided, 4, 4)

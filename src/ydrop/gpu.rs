@@ -1,7 +1,7 @@
 //! `ydrop_one_sided_align` batches on the GPU (kernels/ydrop_one_sided.cu), bit-exact with the twin
 //! (`twin::one_sided`) on every field.
 //!
-//! The kernel runs one warp per job in two passes: pass 1 sweeps every job without traceback and returns
+//! The kernel runs one block of four warps per job in two passes: pass 1 sweeps every job without traceback and returns
 //! score, end, truncation and the traceback bytes the rows up to the end take; pass 2 sweeps those rows again
 //! for the jobs with a non-empty path, writing the traceback, and traces back. Jobs go to the twin, on the
 //! CPU, where the kernel is not exact or not worth it: degenerate ones (`m` or `n` zero, or the traceback
@@ -35,8 +35,8 @@ const R_TRUNC: usize = 4;
 const R_TB_NEED: usize = 5;
 const R_N_OPS: usize = 6;
 const ST_DONE: i32 = 0;
-/// Warps per block (the kernel's launch bounds: 128 threads).
-const WARPS_PER_BLOCK: usize = 4;
+/// Warps per job: a block each (the kernel's launch bounds).
+const WARPS_PER_JOB: u32 = 4;
 /// Bases of each sequence uploaded per job: the real calls read a few thousand (measured up to 56k rows), while
 /// `m` and `n` run to the end of the chromosome; a path past them goes to the twin.
 const SEQ_CAP: u32 = 1 << 16;
@@ -379,8 +379,7 @@ fn launch(
     n_order: usize,
     trace: i32,
 ) -> Result<(), String> {
-    let blocks = n_order.div_ceil(WARPS_PER_BLOCK) as u32;
-    let cfg = LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (32 * WARPS_PER_BLOCK as u32, 1, 1), shared_mem_bytes: 0 };
+    let cfg = LaunchConfig { grid_dim: (n_order as u32, 1, 1), block_dim: (32 * WARPS_PER_JOB, 1, 1), shared_mem_bytes: 0 };
     let n_i = n_order as i32;
     let mut l = st.launch_builder(func);
     l.arg(d_offs).arg(d_par).arg(d_mats).arg(d_seqs).arg(d_ring).arg(d_tb).arg(d_row).arg(d_ops).arg(d_res).arg(d_order).arg(&n_i).arg(&trace);
