@@ -23,8 +23,9 @@
 //
 // The twin's arithmetic is int32 with wrap-around; the host admits only jobs where nothing the scans compute
 // can wrap (|sub| <= 2^27, gapOpen + gapExtend <= 2^24, 0 <= yDrop <= 2^30), and a job gives up (status
-// BAIL, the host runs the twin) when a row would be wider than its ring, wider than 2^24 / E, reads past the
-// uploaded prefix of a sequence, or best passes 2^30.
+// BAIL, the host runs the twin) when a row would be wider than its ring, wider than 2^24 / E, or best passes
+// 2^30; one that reads past the uploaded prefix of a sequence ends with status SHORT (the host runs it again
+// with longer prefixes).
 //
 // Each scan is a thread-local one over the thread's columns, then one scan of the threads' totals (shuffles in a
 // warp, shared memory across the block's warps).
@@ -91,6 +92,7 @@ typedef long long i64;
 
 #define ST_DONE 0
 #define ST_BAIL 1
+#define ST_SHORT 2 // (read past an uploaded prefix: longer ones may finish it)
 
 __device__ __forceinline__ int wadd(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
 __device__ __forceinline__ int wsub(int a, int b) { return (int)((unsigned)a - (unsigned)b); }
@@ -173,7 +175,7 @@ __device__ __forceinline__ void block_sync()
 
 // The sweep of one job by a block of NW warps, thread t holding K columns from col0 + t*K of each chunk of a
 // row (every thread holds the same row state). With TRACE, rows 1..last_row only, writing traceback bytes and
-// row offsets. Returns ST_DONE or ST_BAIL (every thread alike); the outcome goes to res (thread 0).
+// row offsets. Returns ST_DONE, ST_SHORT or ST_BAIL (every thread alike); the outcome goes to res (thread 0).
 template <bool TRACE, int K, int NW>
 __device__ int sweep(const int *__restrict__ P, const unsigned long long *__restrict__ O, const int *__restrict__ mats,
                      const u8 *__restrict__ seqs, int2 *ring, u8 *tb, unsigned *tb_row, int *res, int last_row)
@@ -221,11 +223,12 @@ __device__ int sweep(const int *__restrict__ P, const unsigned long long *__rest
 			truncated = true;
 			break;
 		}
-		if (row > a_len) return ST_BAIL;
+		if (row > a_len) return ST_SHORT;
 		const unsigned row_base = used - (unsigned)ly;
 		if (TRACE && tid == 0) tb_row[row] = row_base;
 		const int ly0 = ly, stop = min(ry, n + 1);
-		if (stop > b_len + 1 || (i64)(stop - ly0) * E > ROW_GAP_MAX) return ST_BAIL;
+		if (stop > b_len + 1) return ST_SHORT;
+		if ((i64)(stop - ly0) * E > ROW_GAP_MAX) return ST_BAIL;
 		const int *const srow = sub + (int)a[row - 1] * 256;
 
 		// carried from chunk to chunk

@@ -162,6 +162,14 @@ fn gpu_equals_twin_mixed_and_long() {
         case.trim_to_peak = rng.chance(0.8) as i32;
         case
     });
+    // paths past the bases the kernel uploads first (64 Ki): it runs them again with longer prefixes
+    check_many(&rt, "past the first prefixes", seed, 4, &|rng: &mut Rng| {
+        let len = rng.range(70_000, 90_000) as usize;
+        let a = rng.nt4_seq(len, 0.0);
+        let b = rng.mutate(&a, 0.01);
+        let text = |s: &[u8]| s.iter().map(|&c| b"ACGTN"[c as usize]).collect::<Vec<u8>>();
+        Case::new(&text(&a), &text(&b), hoxd70.clone(), 400, 30, 9400)
+    });
 }
 
 /// The engine's batch call routes a large batch to the GPU and returns what the twin returns (a batch below

@@ -8,7 +8,8 @@
 //! memory below one row, which the twin answers at once), constrained ones (`bounds` set), negative
 //! `gap_open`, `gap_extend` or `y_drop`, values that could wrap in the kernel's scans (see the kernel's
 //! header), and jobs the kernel gives up on (a row wider than its ring, a path past the uploaded
-//! [`SEQ_CAP`] bases, a traceback over [`TB_JOB_MAX`] bytes or over the memory budget).
+//! [`SEQ_CAP_GROWN`] bases, a traceback over [`TB_JOB_MAX`] bytes or over the memory budget). A job runs with
+//! [`SEQ_CAP`] bases of each sequence first, and again with more if its path goes further.
 //!
 //! `WARPALIGN_YDROP_GPU_MEM_MB` caps the device memory one launch uses (default: half of the free memory).
 //! `WARPALIGN_YDROP_GPU_PROFILE=1` prints, per batch, the jobs each path took and the time of each pass.
@@ -35,11 +36,16 @@ const R_TRUNC: usize = 4;
 const R_TB_NEED: usize = 5;
 const R_N_OPS: usize = 6;
 const ST_DONE: i32 = 0;
+const ST_BAIL: i32 = 1;
+/// The job read past an uploaded prefix (longer ones may finish it).
+const ST_SHORT: i32 = 2;
 /// Warps per job: a block each (the kernel's launch bounds).
 const WARPS_PER_JOB: u32 = 4;
 /// Bases of each sequence uploaded per job: the real calls read a few thousand (measured up to 56k rows), while
 /// `m` and `n` run to the end of the chromosome; a path past them goes to the twin.
 const SEQ_CAP: u32 = 1 << 16;
+/// Bases uploaded for a job that read past its `SEQ_CAP` ones, when it runs again.
+const SEQ_CAP_GROWN: u32 = 1 << 24;
 /// Ring cells per row at most; a wider row goes to the twin.
 const RING_MAX: usize = 1 << 16;
 /// Traceback bytes one job may take on the GPU.
@@ -93,6 +99,7 @@ pub fn plan(j: &YdropJob) -> Option<Plan> {
 }
 
 /// A job the kernel runs.
+#[derive(Clone, Copy)]
 struct Prep {
     idx: usize,
     plan: Plan,
@@ -146,17 +153,6 @@ pub fn one_sided_batch_gpu(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [Yd
         }
     }
     preps.sort_by_key(|p| std::cmp::Reverse(p.work()));
-    let mut launches = Vec::new();
-    let mut start = 0;
-    while start < preps.len() {
-        let (mut end, mut bytes) = (start, 0usize);
-        while end < preps.len() && (end == start || bytes + preps[end].dev_bytes() <= budget / 2) && end - start < LAUNCH_JOBS {
-            bytes += preps[end].dev_bytes();
-            end += 1;
-        }
-        launches.push(start..end);
-        start = end;
-    }
 
     let profile = std::env::var("WARPALIGN_YDROP_GPU_PROFILE").is_ok_and(|v| v.trim() != "0" && !v.is_empty());
     let t0 = std::time::Instant::now();
@@ -166,19 +162,50 @@ pub fn one_sided_batch_gpu(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [Yd
         let mut bailed = Vec::new();
         let st = rt.stream();
         let mut times = Times::default();
-        for r in launches {
-            let t = if profile { Some(&mut times) } else { None };
-            if let Err(e) = run_launch(st, &func, jobs, &preps[r], &matrices, budget, &mut done, &mut bailed, t) {
-                done.iter_mut().for_each(|(_, r): &mut (usize, YdropResult)| r.release());
-                return (cpu.join().expect("twin thread panicked"), Err(e));
+        let mut run = |preps: &[Prep], bailed: &mut Vec<(usize, i32)>| -> Result<(), String> {
+            let mut start = 0;
+            while start < preps.len() {
+                let (mut end, mut bytes) = (start, 0usize);
+                while end < preps.len()
+                    && (end == start || bytes + preps[end].dev_bytes() <= budget / 2)
+                    && end - start < LAUNCH_JOBS
+                {
+                    bytes += preps[end].dev_bytes();
+                    end += 1;
+                }
+                let t = if profile { Some(&mut times) } else { None };
+                run_launch(st, &func, jobs, &preps[start..end], &matrices, budget, &mut done, bailed, t)?;
+                start = end;
             }
+            Ok(())
+        };
+        // jobs that read past their uploaded prefixes run again with longer ones
+        let mut outcome = run(&preps, &mut bailed);
+        let by_idx: HashMap<usize, &Prep> = preps.iter().map(|p| (p.idx, p)).collect();
+        let mut grown = Vec::new();
+        bailed.retain(|&(i, st)| {
+            let (p, j) = (by_idx[&i], &jobs[i]);
+            let plan = Plan { a_len: j.m.min(SEQ_CAP_GROWN), b_len: j.n.min(SEQ_CAP_GROWN), ..p.plan };
+            let retry = st == ST_SHORT && plan != p.plan;
+            if retry {
+                grown.push(Prep { plan, ..*p });
+            }
+            !retry
+        });
+        if outcome.is_ok() && !grown.is_empty() {
+            outcome = run(&grown, &mut bailed);
+        }
+        let bailed: Vec<usize> = bailed.iter().map(|&(i, _)| i).collect();
+        if let Err(e) = outcome {
+            done.iter_mut().for_each(|(_, r): &mut (usize, YdropResult)| r.release());
+            return (cpu.join().expect("twin thread panicked"), Err(e));
         }
         let t_gpu = t0.elapsed();
         done.extend(run_twin(jobs, &bailed));
         if profile {
             eprintln!(
-                "warpalign ydrop gpu: {} jobs: {} on the GPU ({} gave up: twin after it), {} on the twin beside it; pass 1 {:.1} ms, pass 2 {:.1} ms, GPU path {:.1} ms, then the twin {:.1} ms",
-                jobs.len(), preps.len(), bailed.len(), cpu_idx.len(), times.pass1 * 1e3, times.pass2 * 1e3,
+                "warpalign ydrop gpu: {} jobs: {} on the GPU ({} again with longer prefixes, {} gave up: twin after it), {} on the twin beside it; packing {:.1} ms, upload {:.1} ms ({:.1} MB of sequence), pass 1 {:.1} ms, pass 2 {:.1} ms, GPU path {:.1} ms, then the twin {:.1} ms",
+                jobs.len(), preps.len(), grown.len(), bailed.len(), cpu_idx.len(), times.pack * 1e3, times.upload * 1e3, times.bytes as f64 / 1e6, times.pass1 * 1e3, times.pass2 * 1e3,
                 t_gpu.as_secs_f64() * 1e3, (t0.elapsed() - t_gpu).as_secs_f64() * 1e3
             );
         }
@@ -219,10 +246,11 @@ fn run_launch(
     matrices: &[*const i32],
     budget: usize,
     done: &mut Vec<(usize, YdropResult)>,
-    bailed: &mut Vec<usize>,
+    bailed: &mut Vec<(usize, i32)>,
     mut times: Option<&mut Times>,
 ) -> Result<(), String> {
     let err = |what: &str, e: cudarc::driver::DriverError| format!("ydrop gpu {what}: {e:?}");
+    let t_pack = std::time::Instant::now();
     let n = chunk.len();
     // the launch's matrices, renumbered
     let mut mat_of: HashMap<usize, usize> = HashMap::new();
@@ -252,16 +280,39 @@ fn run_launch(
             y_drop_tail(j.gap_extend, j.y_drop, j.n),
             p.plan.ring as i32,
         ]);
-        let o = &mut offs[k * NO..(k + 1) * NO];
-        o[0] = seqs.len() as u64;
-        // SAFETY: the job's contract: m bases at a, n at b (a_len <= m, b_len <= n).
-        seqs.extend_from_slice(unsafe { std::slice::from_raw_parts(j.a, p.plan.a_len as usize) });
-        o[1] = seqs.len() as u64;
-        seqs.extend_from_slice(unsafe { std::slice::from_raw_parts(j.b, p.plan.b_len as usize) });
-        o[2] = ring_n;
+        offs[k * NO + 2] = ring_n;
         ring_n += 2 * p.plan.ring as u64;
     }
+    // the jobs' prefixes, each host byte uploaded once: LASTZ's jobs all point into the same few sequences
+    let mut spans: Vec<(usize, usize, usize)> = Vec::with_capacity(2 * n);
+    for (k, p) in chunk.iter().enumerate() {
+        let j = &jobs[p.idx];
+        spans.push((j.a as usize, p.plan.a_len as usize, k * NO));
+        spans.push((j.b as usize, p.plan.b_len as usize, k * NO + 1));
+    }
+    spans.sort_unstable();
+    let mut at = 0;
+    while at < spans.len() {
+        let (start, mut end) = (spans[at].0, spans[at].0 + spans[at].1);
+        let mut until = at + 1;
+        while until < spans.len() && spans[until].0 <= end {
+            end = end.max(spans[until].0 + spans[until].1);
+            until += 1;
+        }
+        for &(ptr, _, slot) in &spans[at..until] {
+            offs[slot] = (seqs.len() + (ptr - start)) as u64;
+        }
+        // SAFETY: the job's contract: m bases at a and n at b, readable for the call; the span is a union of
+        // overlapping or adjacent prefixes of those (a_len <= m, b_len <= n), so every byte of it is one of them.
+        seqs.extend_from_slice(unsafe { std::slice::from_raw_parts(start as *const u8, end - start) });
+        at = until;
+    }
     seqs.push(0);
+    if let Some(tm) = times.as_deref_mut() {
+        tm.pack += t_pack.elapsed().as_secs_f64();
+        tm.bytes += seqs.len() as u64;
+    }
+    let t_up = std::time::Instant::now();
     let order: Vec<i32> = (0..n as i32).collect();
     let d_par = st.clone_htod(&par).map_err(|e| err("upload", e))?;
     let d_mats = st.clone_htod(&mats).map_err(|e| err("upload", e))?;
@@ -274,6 +325,10 @@ fn run_launch(
     let mut d_none_u8 = st.alloc_zeros::<u8>(1).map_err(|e| err("alloc", e))?;
     let mut d_none_u32 = st.alloc_zeros::<u32>(1).map_err(|e| err("alloc", e))?;
     let mut d_none_ops = st.alloc_zeros::<u32>(1).map_err(|e| err("alloc", e))?;
+    if let Some(tm) = times.as_deref_mut() {
+        st.synchronize().map_err(|e| err("upload", e))?;
+        tm.upload += t_up.elapsed().as_secs_f64();
+    }
     let t = std::time::Instant::now();
     launch(st, func, &d_offs, &d_par, &d_mats, &d_seqs, &mut d_ring, (&mut d_none_u8, &mut d_none_u32, &mut d_none_ops), &mut d_res, &d_order, n, 0)?;
     let res = st.clone_dtoh(&d_res).map_err(|e| err("download", e))?;
@@ -287,11 +342,11 @@ fn run_launch(
     for (k, p) in chunk.iter().enumerate() {
         let r = &res[k * NR..(k + 1) * NR];
         if r[R_STATUS] != ST_DONE {
-            bailed.push(p.idx);
+            bailed.push((p.idx, r[R_STATUS]));
         } else if r[R_END1] == 0 {
             done.push((p.idx, result_of(r, &[])));
         } else if r[R_TB_NEED] as usize > TB_JOB_MAX.min(tb_budget / 2) {
-            bailed.push(p.idx);
+            bailed.push((p.idx, ST_BAIL));
         } else {
             traced.push(k);
         }
@@ -349,8 +404,12 @@ fn run_launch(
 /// Seconds in each pass (launch to results downloaded), for `WARPALIGN_YDROP_GPU_PROFILE`.
 #[derive(Default)]
 struct Times {
+    pack: f64,
+    upload: f64,
     pass1: f64,
     pass2: f64,
+    /// Sequence bytes uploaded.
+    bytes: u64,
 }
 
 fn result_of(r: &[i32], ops: &[u32]) -> YdropResult {
