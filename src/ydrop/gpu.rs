@@ -41,8 +41,8 @@ const ST_BAIL: i32 = 1;
 const ST_SHORT: i32 = 2;
 /// Warps per job: a block each (the kernel's launch bounds).
 const WARPS_PER_JOB: u32 = 4;
-/// Bases of each sequence uploaded per job: the real calls read a few thousand (measured up to 56k rows), while
-/// `m` and `n` run to the end of the chromosome; a path past them goes to the twin.
+/// Bases of each sequence uploaded per job at first: the real calls read a few thousand (measured up to 67k),
+/// while `m` and `n` run to the end of the chromosome; a path past them runs again with `SEQ_CAP_GROWN`.
 const SEQ_CAP: u32 = 1 << 16;
 /// Bases uploaded for a job that read past its `SEQ_CAP` ones, when it runs again.
 const SEQ_CAP_GROWN: u32 = 1 << 24;
