@@ -4,7 +4,9 @@
 // calls, 8 warps only 7% less than 4), rows in order, each thread holding 4 consecutive columns of a chunk of
 // 512; two launches per batch (FastZ-style):
 //  - pass 1 (trace = 0): the whole sweep, without traceback bytes: score, end, truncation, and the traceback
-//    bytes the rows up to the end row take (LASTZ's `used` after that row);
+//    bytes the rows up to the end row take (LASTZ's `used` after that row); for a job with P_ENV, also each
+//    row's envelope (the bounds it began with and the right bounds its end compared with n), which the host
+//    checks against a call's real earlier alignments (src/ydrop/twin/shadow.rs);
 //  - pass 2 (trace = 1): rows 1..end1 again (a row depends only on the rows above), writing the traceback
 //    bytes in the twin's layout, then thread 0 traces back and writes the edit script.
 //
@@ -69,7 +71,8 @@ typedef long long i64;
 #define P_TB_LEN 9
 #define P_Y_DROP_TAIL 10
 #define P_RING 11
-#define NP 12
+#define P_ENV 12 // (1: pass 1 writes the rows' envelope)
+#define NP 13
 
 // per-job offsets (uint64): bytes into seqs, cells into ring, bytes into tb, entries into tb_row and ops
 #define O_A 0
@@ -78,7 +81,8 @@ typedef long long i64;
 #define O_TB 3
 #define O_TB_ROW 4
 #define O_OPS 5
-#define NO 6
+#define O_ENV 6
+#define NO 7
 
 // per-job results (int32)
 #define R_STATUS 0
@@ -88,7 +92,10 @@ typedef long long i64;
 #define R_TRUNC 4
 #define R_TB_NEED 5
 #define R_N_OPS 6
+#define R_ROWS 7 // (rows entered, with P_ENV)
 #define NR 8
+// an envelope row: ly, ry as the row began, and the right bounds lo..hi its end compared with n (hi | TESTED)
+#define TESTED 0x80000000u
 
 #define ST_DONE 0
 #define ST_BAIL 1
@@ -178,7 +185,8 @@ __device__ __forceinline__ void block_sync()
 // row offsets. Returns ST_DONE, ST_SHORT or ST_BAIL (every thread alike); the outcome goes to res (thread 0).
 template <bool TRACE, int K, int NW>
 __device__ int sweep(const int *__restrict__ P, const unsigned long long *__restrict__ O, const int *__restrict__ mats,
-                     const u8 *__restrict__ seqs, int2 *ring, u8 *tb, unsigned *tb_row, int *res, int last_row)
+                     const u8 *__restrict__ seqs, int2 *ring, u8 *tb, unsigned *tb_row, uint4 *env, int *res,
+                     int last_row)
 {
 	constexpr int NT = 32 * NW, CHUNK = NT * K;
 	__shared__ i64 sh_y[NW];
@@ -195,6 +203,10 @@ __device__ int sweep(const int *__restrict__ P, const unsigned long long *__rest
 		tb += O[O_TB];
 		tb_row += O[O_TB_ROW];
 	}
+	// what each row asked of its bounds (the host's shadow::Envelope): pass 1 only
+	const bool rec = !TRACE && P[P_ENV] != 0 && tid == 0;
+	if (rec) env += O[O_ENV];
+	int rows_entered = 0;
 
 	// row 0: C = 0 at column 0, then an insertion run while the previous C is within y-drop
 	int cnt; // columns 1.. of row 0
@@ -218,9 +230,12 @@ __device__ int sweep(const int *__restrict__ P, const unsigned long long *__rest
 
 	const int rows = TRACE ? last_row : m;
 	for (int row = 1; row <= rows; ++row) {
+		const int ly_in = ly, ry_in = ry;
 		const int tb_needed = (int)((unsigned)(ry - ly) + (unsigned)ydt);
 		if ((i64)used + tb_needed >= (i64)tb_len) {
 			truncated = true;
+			if (rec) env[row - 1] = make_uint4(ly_in, ry_in, 0, 0);
+			rows_entered = row;
 			break;
 		}
 		if (row > a_len) return ST_SHORT;
@@ -354,7 +369,12 @@ __device__ int sweep(const int *__restrict__ P, const unsigned long long *__rest
 		}
 		used += (unsigned)(stop - ly0);
 		ly = new_ly;
-		if (ly >= ry) break; // every cell pruned
+		rows_entered = row;
+		if (ly >= ry) {
+			// every cell pruned
+			if (rec) env[row - 1] = make_uint4(ly_in, ry_in, 0, 0);
+			break;
+		}
 
 		best = best_c;
 		boundary = bnd_c;
@@ -367,6 +387,7 @@ __device__ int sweep(const int *__restrict__ P, const unsigned long long *__rest
 
 		if (ry > np_col + 1) {
 			// trailing prunes pull the bound in; the pruned cell at np_col + 1 (a column <= n) is the terminator
+			if (rec) env[row - 1] = make_uint4(ly_in, ry_in, np_col + 1, (unsigned)(np_col + 1) | TESTED);
 			ry = np_col + 2;
 		} else {
 			// the row reached its right bound: prolong it with insertions while i stays within y-drop
@@ -382,6 +403,7 @@ __device__ int sweep(const int *__restrict__ P, const unsigned long long *__rest
 			}
 			used += (unsigned)k;
 			ry += (int)k;
+			if (rec) env[row - 1] = make_uint4(ly_in, ry_in, ry_in, (unsigned)ry | TESTED);
 			// the terminator: a dead cell nothing steps from, with no traceback byte
 			if (ry <= n) {
 				if (tid == 0) cur[ry & wm] = make_int2(NEG_INF, NEG_INF);
@@ -401,6 +423,7 @@ __device__ int sweep(const int *__restrict__ P, const unsigned long long *__rest
 		res[R_END2] = end2;
 		res[R_TRUNC] = truncated;
 		res[R_TB_NEED] = (int)tb_need;
+		res[R_ROWS] = rows_entered;
 	}
 	return ST_DONE;
 }
@@ -438,8 +461,8 @@ __device__ int trace_back(const u8 *tb, const unsigned *tb_row, unsigned *ops, i
 template <int NW, int K>
 __device__ void run_job(const unsigned long long *__restrict__ offs, const int *__restrict__ par,
                         const int *__restrict__ mats, const u8 *__restrict__ seqs, int2 *ring, u8 *tb,
-                        unsigned *tb_row, unsigned *ops, int *res, const int *__restrict__ order, int n_order,
-                        int trace)
+                        unsigned *tb_row, unsigned *ops, uint4 *env, int *res, const int *__restrict__ order,
+                        int n_order, int trace)
 {
 	const int k = blockIdx.x;
 	if (k >= n_order) return;
@@ -448,11 +471,11 @@ __device__ void run_job(const unsigned long long *__restrict__ offs, const int *
 	const unsigned long long *O = offs + (i64)j * NO;
 	int *R = res + (i64)j * NR;
 	if (!trace) {
-		const int st = sweep<false, K, NW>(P, O, mats, seqs, ring, tb, tb_row, R, 0);
+		const int st = sweep<false, K, NW>(P, O, mats, seqs, ring, tb, tb_row, env, R, 0);
 		if (threadIdx.x == 0) R[R_STATUS] = st;
 		return;
 	}
-	const int st = sweep<true, K, NW>(P, O, mats, seqs, ring, tb, tb_row, R, R[R_END1]);
+	const int st = sweep<true, K, NW>(P, O, mats, seqs, ring, tb, tb_row, env, R, R[R_END1]);
 	// the traceback reads what every thread wrote
 	block_sync<NW>();
 	if (threadIdx.x == 0) {
@@ -465,9 +488,9 @@ __device__ void run_job(const unsigned long long *__restrict__ offs, const int *
 #define YDROP_ENTRY(name, NW, K)                                                                                  \
 	extern "C" __global__ void __launch_bounds__(32 * NW)                                                       \
 	    name(const unsigned long long *__restrict__ offs, const int *__restrict__ par, const int *__restrict__ mats, \
-	         const u8 *__restrict__ seqs, int2 *ring, u8 *tb, unsigned *tb_row, unsigned *ops, int *res,           \
-	         const int *__restrict__ order, int n_order, int trace)                                             \
+	         const u8 *__restrict__ seqs, int2 *ring, u8 *tb, unsigned *tb_row, unsigned *ops, uint4 *env,          \
+	         int *res, const int *__restrict__ order, int n_order, int trace)                                   \
 	{                                                                                                           \
-		run_job<NW, K>(offs, par, mats, seqs, ring, tb, tb_row, ops, res, order, n_order, trace);               \
+		run_job<NW, K>(offs, par, mats, seqs, ring, tb, tb_row, ops, env, res, order, n_order, trace);          \
 	}
 YDROP_ENTRY(ydrop_one_sided, 4, 4)

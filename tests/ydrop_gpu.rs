@@ -2,7 +2,8 @@
 //! Rust twin (warpalign::ydrop::twin::one_sided): score, end, truncation and edit script of every job, on
 //! fixed-seed random jobs (tests/common/ydrop_cases.rs, the generator of tests/ydrop_twin.rs and ydrop_fuzz),
 //! batches mixing the jobs the twin takes (constrained, negative gap open, degenerate), and the calls dumped
-//! from real LASTZ runs, as made and with their bounds removed (so that the kernel runs them).
+//! from real LASTZ runs, as made and with their bounds removed (so that the kernel runs them). Each batch also
+//! runs with envelopes (`one_sided_batch_gpu_recorded`), which must equal `twin::shadow::run_recorded`'s.
 //!
 //! Without a GPU the GPU comparisons print "skipped: no GPU" and pass; the kernel is still compiled for sm_90
 //! wherever NVRTC is found, and its CPU model (tests/common/ydrop_kernel_model.rs) is checked against the twin.
@@ -23,7 +24,8 @@ use std::process::Command;
 use std::time::Instant;
 use warpalign::gpu::{self, GpuRuntime, KERNELS};
 use warpalign::ydrop::dump::{read_dump, DumpedJob, MAGIC};
-use warpalign::ydrop::gpu::{one_sided_batch_gpu, plan, Plan};
+use warpalign::ydrop::gpu::{one_sided_batch_gpu, one_sided_batch_gpu_recorded, plan, Plan};
+use warpalign::ydrop::twin::shadow::{run_recorded, Envelope};
 use warpalign::ydrop::{YdropJob, YdropResult};
 use warpalign::Engine;
 
@@ -58,14 +60,35 @@ fn gpu_run(rt: &GpuRuntime, jobs: &[YdropJob]) -> Vec<Outcome> {
     res.iter_mut().map(outcome_of).collect()
 }
 
-/// GPU and twin on `jobs` (labelled by `describe`); returns the mismatches (printing the first few) and how
-/// many jobs the kernel was planned for.
+/// The GPU's results with the envelopes of their sweeps.
+fn gpu_run_recorded(rt: &GpuRuntime, jobs: &[YdropJob]) -> Vec<(Outcome, Envelope)> {
+    let mut res: Vec<YdropResult> = (0..jobs.len()).map(|_| YdropResult::EMPTY).collect();
+    let mut envs = vec![Envelope::default(); jobs.len()];
+    one_sided_batch_gpu_recorded(rt, jobs, &mut res, &mut envs).unwrap_or_else(|e| panic!("one_sided_batch_gpu_recorded: {e}"));
+    res.iter_mut().map(outcome_of).zip(envs).collect()
+}
+
+fn twin_recorded(j: &YdropJob) -> (Outcome, Envelope) {
+    let (mut r, mut e) = (YdropResult::EMPTY, Envelope::default());
+    run_recorded(j, &mut r, &mut e);
+    (outcome_of(&mut r), e)
+}
+
+/// GPU and twin on `jobs` (labelled by `describe`), the GPU's results alone and with the envelopes of its
+/// sweeps (against `run_recorded`'s); returns the mismatches (printing the first few) and how many jobs the
+/// kernel was planned for.
 fn compare(rt: &GpuRuntime, what: &str, jobs: &[YdropJob], describe: &(dyn Fn(usize) -> String + Sync)) -> (usize, usize) {
     let g = gpu_run(rt, jobs);
+    let gr = gpu_run_recorded(rt, jobs);
     let on_gpu = jobs.par_iter().filter(|j| plan(j).is_some()).count();
-    let bad: Vec<usize> = (0..jobs.len()).into_par_iter().filter(|&k| twin(&jobs[k]) != g[k]).collect();
+    let bad: Vec<usize> =
+        (0..jobs.len()).into_par_iter().filter(|&k| twin(&jobs[k]) != g[k] || twin_recorded(&jobs[k]) != gr[k]).collect();
     for &k in bad.iter().take(3) {
-        eprintln!("{what}: MISMATCH job {k}\n  twin {:?}\n  gpu  {:?}\n  {}", twin(&jobs[k]), g[k], describe(k));
+        let (t, (o, e)) = (twin_recorded(&jobs[k]), &gr[k]);
+        eprintln!(
+            "{what}: MISMATCH job {k}\n  twin {:?}\n  gpu  {:?}\n  recorded: result {}, envelope {} ({} rows vs the twin's {})\n  {}",
+            t.0, g[k], if *o == t.0 { "same" } else { "differs" }, if *e == t.1 { "same" } else { "differs" }, e.rows(), t.1.rows(), describe(k)
+        );
     }
     (bad.len(), on_gpu)
 }

@@ -14,7 +14,7 @@
 //! `WARPALIGN_YDROP_GPU_MEM_MB` caps the device memory one launch uses (default: half of the free memory).
 //! `WARPALIGN_YDROP_GPU_PROFILE=1` prints, per batch, the jobs each path took and the time of each pass.
 
-use super::twin::{self, y_drop_tail};
+use super::twin::{self, shadow::Envelope, y_drop_tail};
 use super::{YdropJob, YdropResult, TRUNC_MIDWAY, TRUNC_NONE};
 use crate::gpu::GpuRuntime;
 use cudarc::driver::{CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
@@ -24,8 +24,8 @@ use std::sync::Arc;
 
 const MODULE_NAME: &str = "ydrop_one_sided";
 /// Ints per job in the parameter table (`NP` in the kernel), u64 offsets (`NO`), int results (`NR`).
-const NP: usize = 12;
-const NO: usize = 6;
+const NP: usize = 13;
+const NO: usize = 7;
 const NR: usize = 8;
 /// Result fields and statuses (`R_*`, `ST_*` in the kernel).
 const R_STATUS: usize = 0;
@@ -35,6 +35,9 @@ const R_END2: usize = 3;
 const R_TRUNC: usize = 4;
 const R_TB_NEED: usize = 5;
 const R_N_OPS: usize = 6;
+const R_ROWS: usize = 7;
+/// An envelope row's `hi` has this bit when the row compared its right bounds with `n` (`TESTED`).
+const TESTED: u32 = 1 << 31;
 const ST_DONE: i32 = 0;
 const ST_BAIL: i32 = 1;
 /// The job read past an uploaded prefix (longer ones may finish it).
@@ -105,12 +108,15 @@ struct Prep {
     plan: Plan,
     /// Index into the batch's distinct matrices.
     mat: usize,
+    /// Pass 1 writes its envelope (at most a row per uploaded base of `a`).
+    record: bool,
 }
 
 impl Prep {
-    /// Device bytes of pass 1: the sequences and two rows of (C, D).
+    /// Device bytes of pass 1: the sequences, two rows of (C, D) and the envelope.
     fn dev_bytes(&self) -> usize {
-        self.plan.a_len as usize + self.plan.b_len as usize + 16 * self.plan.ring + 4 * NP + 8 * NO + 4 * NR + 4
+        let env = if self.record { 16 * self.plan.a_len as usize } else { 0 };
+        self.plan.a_len as usize + self.plan.b_len as usize + 16 * self.plan.ring + env + 4 * NP + 8 * NO + 4 * NR + 4
     }
 
     /// Cells of the widest possible sweep, to start the largest jobs first.
@@ -119,12 +125,31 @@ impl Prep {
     }
 }
 
+/// A finished job: its index, result and (when recording) envelope.
+type Done = (usize, YdropResult, Envelope);
+
 /// Runs `jobs` on the GPU and the jobs it does not take on the twin; `results[i]` is overwritten (not freed
 /// first) with job i's result. Bit-exact with `twin::one_sided` on every field.
 pub fn one_sided_batch_gpu(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [YdropResult]) -> Result<(), String> {
-    if jobs.len() != results.len() {
+    batch(rt, jobs, results, None)
+}
+
+/// As [`one_sided_batch_gpu`], and `envs[i]` gets job i's envelope: what `twin::shadow::run_recorded` records
+/// for it (the GPU runs only jobs without bounds, whose envelope it writes in pass 1).
+pub fn one_sided_batch_gpu_recorded(
+    rt: &GpuRuntime,
+    jobs: &[YdropJob],
+    results: &mut [YdropResult],
+    envs: &mut [Envelope],
+) -> Result<(), String> {
+    batch(rt, jobs, results, Some(envs))
+}
+
+fn batch(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [YdropResult], envs: Option<&mut [Envelope]>) -> Result<(), String> {
+    if jobs.len() != results.len() || envs.as_ref().is_some_and(|e| e.len() != jobs.len()) {
         return Err(format!("{} jobs but {} results", jobs.len(), results.len()));
     }
+    let record = envs.is_some();
     let budget = match std::env::var("WARPALIGN_YDROP_GPU_MEM_MB").ok().and_then(|s| s.trim().parse::<usize>().ok()) {
         Some(mb) => mb << 20,
         None => rt.context().mem_get_info().map(|(free, _)| free / 2).map_err(|e| format!("mem_get_info: {e:?}"))?,
@@ -148,7 +173,7 @@ pub fn one_sided_batch_gpu(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [Yd
             mat.is_some()
         });
         match (plan, mat) {
-            (Some(plan), Some(mat)) => preps.push(Prep { idx: i, plan, mat }),
+            (Some(plan), Some(mat)) => preps.push(Prep { idx: i, plan, mat, record }),
             _ => cpu_idx.push(i),
         }
     }
@@ -157,7 +182,7 @@ pub fn one_sided_batch_gpu(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [Yd
     let profile = std::env::var("WARPALIGN_YDROP_GPU_PROFILE").is_ok_and(|v| v.trim() != "0" && !v.is_empty());
     let t0 = std::time::Instant::now();
     let (cpu_res, gpu_res) = std::thread::scope(|sc| {
-        let cpu = sc.spawn(|| run_twin(jobs, &cpu_idx));
+        let cpu = sc.spawn(|| run_twin(jobs, &cpu_idx, record));
         let mut done = Vec::with_capacity(preps.len());
         let mut bailed = Vec::new();
         let st = rt.stream();
@@ -197,11 +222,11 @@ pub fn one_sided_batch_gpu(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [Yd
         }
         let bailed: Vec<usize> = bailed.iter().map(|&(i, _)| i).collect();
         if let Err(e) = outcome {
-            done.iter_mut().for_each(|(_, r): &mut (usize, YdropResult)| r.release());
+            done.iter_mut().for_each(|(_, r, _): &mut Done| r.release());
             return (cpu.join().expect("twin thread panicked"), Err(e));
         }
         let t_gpu = t0.elapsed();
-        done.extend(run_twin(jobs, &bailed));
+        done.extend(run_twin(jobs, &bailed, record));
         if profile {
             eprintln!(
                 "warpalign ydrop gpu: {} jobs: {} on the GPU ({} again with longer prefixes, {} gave up: twin after it), {} on the twin beside it; packing {:.1} ms, upload {:.1} ms ({:.1} MB of sequence), pass 1 {:.1} ms, pass 2 {:.1} ms, GPU path {:.1} ms, then the twin {:.1} ms",
@@ -214,23 +239,31 @@ pub fn one_sided_batch_gpu(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [Yd
     let gpu_res = match gpu_res {
         Ok(v) => v,
         Err(e) => {
-            cpu_res.into_iter().for_each(|(_, mut r)| r.release());
+            cpu_res.into_iter().for_each(|(_, mut r, _)| r.release());
             return Err(e);
         }
     };
-    for (i, r) in cpu_res.into_iter().chain(gpu_res) {
+    let mut envs = envs;
+    for (i, r, e) in cpu_res.into_iter().chain(gpu_res) {
         results[i] = r;
+        if let Some(envs) = envs.as_deref_mut() {
+            envs[i] = e;
+        }
     }
     Ok(())
 }
 
-fn run_twin(jobs: &[YdropJob], idx: &[usize]) -> Vec<(usize, YdropResult)> {
+fn run_twin(jobs: &[YdropJob], idx: &[usize], record: bool) -> Vec<Done> {
     idx.par_iter()
         .with_max_len(1)
         .map(|&i| {
-            let mut r = YdropResult::EMPTY;
-            twin::one_sided(&jobs[i], &mut r);
-            (i, r)
+            let (mut r, mut e) = (YdropResult::EMPTY, Envelope::default());
+            if record {
+                twin::shadow::run_recorded(&jobs[i], &mut r, &mut e);
+            } else {
+                twin::one_sided(&jobs[i], &mut r);
+            }
+            (i, r, e)
         })
         .collect()
 }
@@ -245,7 +278,7 @@ fn run_launch(
     chunk: &[Prep],
     matrices: &[*const i32],
     budget: usize,
-    done: &mut Vec<(usize, YdropResult)>,
+    done: &mut Vec<Done>,
     bailed: &mut Vec<(usize, i32)>,
     mut times: Option<&mut Times>,
 ) -> Result<(), String> {
@@ -258,7 +291,7 @@ fn run_launch(
     let mut par = Vec::with_capacity(n * NP);
     let mut offs = vec![0u64; n * NO];
     let mut seqs: Vec<u8> = Vec::new();
-    let mut ring_n = 0u64;
+    let (mut ring_n, mut env_n) = (0u64, 0u64);
     for (k, p) in chunk.iter().enumerate() {
         let j = &jobs[p.idx];
         let mat = *mat_of.entry(p.mat).or_insert_with(|| {
@@ -279,9 +312,14 @@ fn run_launch(
             j.tb_size as i32,
             y_drop_tail(j.gap_extend, j.y_drop, j.n),
             p.plan.ring as i32,
+            p.record as i32,
         ]);
         offs[k * NO + 2] = ring_n;
         ring_n += 2 * p.plan.ring as u64;
+        offs[k * NO + 6] = env_n;
+        if p.record {
+            env_n += p.plan.a_len as u64;
+        }
     }
     // the jobs' prefixes, each host byte uploaded once: LASTZ's jobs all point into the same few sequences
     let mut spans: Vec<(usize, usize, usize)> = Vec::with_capacity(2 * n);
@@ -325,13 +363,33 @@ fn run_launch(
     let mut d_none_u8 = st.alloc_zeros::<u8>(1).map_err(|e| err("alloc", e))?;
     let mut d_none_u32 = st.alloc_zeros::<u32>(1).map_err(|e| err("alloc", e))?;
     let mut d_none_ops = st.alloc_zeros::<u32>(1).map_err(|e| err("alloc", e))?;
+    // SAFETY: pass 1 writes each envelope row it reports (R_ROWS), and only those are read.
+    let mut d_env = unsafe { st.alloc::<u32>(4 * env_n.max(1) as usize) }.map_err(|e| err("alloc", e))?;
     if let Some(tm) = times.as_deref_mut() {
         st.synchronize().map_err(|e| err("upload", e))?;
         tm.upload += t_up.elapsed().as_secs_f64();
     }
     let t = std::time::Instant::now();
-    launch(st, func, &d_offs, &d_par, &d_mats, &d_seqs, &mut d_ring, (&mut d_none_u8, &mut d_none_u32, &mut d_none_ops), &mut d_res, &d_order, n, 0)?;
+    launch(st, func, &d_offs, &d_par, &d_mats, &d_seqs, &mut d_ring, (&mut d_none_u8, &mut d_none_u32, &mut d_none_ops), &mut d_env, &mut d_res, &d_order, n, 0)?;
     let res = st.clone_dtoh(&d_res).map_err(|e| err("download", e))?;
+    // the envelopes of the jobs pass 1 finished
+    let mut envs: Vec<Envelope> = vec![Envelope::default(); n];
+    for (k, p) in chunk.iter().enumerate() {
+        let r = &res[k * NR..(k + 1) * NR];
+        if !p.record || r[R_STATUS] != ST_DONE {
+            continue;
+        }
+        let (at, rows) = (offs[k * NO + 6] as usize, r[R_ROWS] as usize);
+        let mut raw = vec![0u32; 4 * rows];
+        if rows > 0 {
+            st.memcpy_dtoh(&d_env.slice(4 * at..4 * (at + rows)), &mut raw).map_err(|e| err("download", e))?;
+        }
+        let n_cols = jobs[p.idx].n;
+        envs[k] = Envelope::unconstrained(
+            n_cols,
+            raw.chunks_exact(4).map(|w| (w[0], w[1], (w[3] & TESTED != 0).then_some((w[2], w[3] & !TESTED)))),
+        );
+    }
     if let Some(tm) = times.as_deref_mut() {
         tm.pass1 += t.elapsed().as_secs_f64();
     }
@@ -344,7 +402,7 @@ fn run_launch(
         if r[R_STATUS] != ST_DONE {
             bailed.push((p.idx, r[R_STATUS]));
         } else if r[R_END1] == 0 {
-            done.push((p.idx, result_of(r, &[])));
+            done.push((p.idx, result_of(r, &[]), std::mem::take(&mut envs[k])));
         } else if r[R_TB_NEED] as usize > TB_JOB_MAX.min(tb_budget / 2) {
             bailed.push((p.idx, ST_BAIL));
         } else {
@@ -383,7 +441,7 @@ fn run_launch(
         let mut d_row = unsafe { st.alloc::<u32>(row_n as usize) }.map_err(|e| err("alloc", e))?;
         let mut d_ops = unsafe { st.alloc::<u32>(ops_n as usize) }.map_err(|e| err("alloc", e))?;
         let t = std::time::Instant::now();
-        launch(st, func, &d_offs, &d_par, &d_mats, &d_seqs, &mut d_ring, (&mut d_tb, &mut d_row, &mut d_ops), &mut d_res, &d_order, group.len(), 1)?;
+        launch(st, func, &d_offs, &d_par, &d_mats, &d_seqs, &mut d_ring, (&mut d_tb, &mut d_row, &mut d_ops), &mut d_env, &mut d_res, &d_order, group.len(), 1)?;
         let res2 = st.clone_dtoh(&d_res).map_err(|e| err("download", e))?;
         let ops = st.clone_dtoh(&d_ops).map_err(|e| err("download", e))?;
         if let Some(tm) = times.as_deref_mut() {
@@ -394,7 +452,7 @@ fn run_launch(
             if r[R_STATUS] != ST_DONE {
                 return Err(format!("ydrop gpu: pass 2 gave up on a job pass 1 finished ({})", r[R_STATUS]));
             }
-            done.push((chunk[k].idx, result_of(r, &ops[at..at + r[R_N_OPS] as usize])));
+            done.push((chunk[k].idx, result_of(r, &ops[at..at + r[R_N_OPS] as usize]), std::mem::take(&mut envs[k])));
         }
         start = end;
     }
@@ -433,6 +491,7 @@ fn launch(
     d_seqs: &cudarc::driver::CudaSlice<u8>,
     d_ring: &mut cudarc::driver::CudaSlice<i32>,
     (d_tb, d_row, d_ops): (&mut cudarc::driver::CudaSlice<u8>, &mut cudarc::driver::CudaSlice<u32>, &mut cudarc::driver::CudaSlice<u32>),
+    d_env: &mut cudarc::driver::CudaSlice<u32>,
     d_res: &mut cudarc::driver::CudaSlice<i32>,
     d_order: &cudarc::driver::CudaSlice<i32>,
     n_order: usize,
@@ -441,7 +500,7 @@ fn launch(
     let cfg = LaunchConfig { grid_dim: (n_order as u32, 1, 1), block_dim: (32 * WARPS_PER_JOB, 1, 1), shared_mem_bytes: 0 };
     let n_i = n_order as i32;
     let mut l = st.launch_builder(func);
-    l.arg(d_offs).arg(d_par).arg(d_mats).arg(d_seqs).arg(d_ring).arg(d_tb).arg(d_row).arg(d_ops).arg(d_res).arg(d_order).arg(&n_i).arg(&trace);
+    l.arg(d_offs).arg(d_par).arg(d_mats).arg(d_seqs).arg(d_ring).arg(d_tb).arg(d_row).arg(d_ops).arg(d_env).arg(d_res).arg(d_order).arg(&n_i).arg(&trace);
     // SAFETY: the arguments match ydrop_one_sided's signature; par, offs and res hold NP, NO and NR entries per
     // job of the launch, order lists n_order of them, and the offsets stay inside seqs, ring and (pass 2) the
     // traceback, row and ops buffers, sized above from the same numbers.

@@ -3,7 +3,8 @@
 //! and negative opens, small y-drops, truncating tracebacks; up to 3,000 bases a side), on all cores.
 //! With `constrained`, every job also sees random earlier alignments around its anchor (bounds and masks).
 //! With `gpu`, the GPU batch (`warpalign::ydrop::gpu`, in batches of 20,000 jobs) is compared with the twin
-//! instead; the jobs its kernel does not take run on the twin inside the batch.
+//! instead; the jobs its kernel does not take run on the twin inside the batch. The batch runs with envelopes
+//! (`one_sided_batch_gpu_recorded`), which must also equal the twin's (`twin::shadow::run_recorded`).
 //!
 //! usage: ydrop_fuzz CASES SEED [constrained] [gpu]
 //!
@@ -19,6 +20,7 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use warpalign::gpu::GpuRuntime;
+use warpalign::ydrop::twin::shadow::{run_recorded, Envelope};
 use warpalign::ydrop::{gpu, YdropJob, YdropResult};
 
 const MAX_LEN: usize = 3000;
@@ -73,7 +75,8 @@ fn gpu_vs_twin(rt: &GpuRuntime, cases: u64, seed: u64, pool: &[Arc<Matrix>], con
         let batch: Vec<Case> = (lo..(lo + GPU_BATCH).min(cases)).into_par_iter().map(|i| case(seed, i, pool, constrained)).collect();
         let jobs: Vec<YdropJob> = batch.iter().map(Case::job).collect();
         let mut res: Vec<YdropResult> = (0..jobs.len()).map(|_| YdropResult::EMPTY).collect();
-        if let Err(e) = gpu::one_sided_batch_gpu(rt, &jobs, &mut res) {
+        let mut envs = vec![Envelope::default(); jobs.len()];
+        if let Err(e) = gpu::one_sided_batch_gpu_recorded(rt, &jobs, &mut res, &mut envs) {
             eprintln!("GPU batch failed: {e}");
             std::process::exit(2);
         }
@@ -86,8 +89,18 @@ fn gpu_vs_twin(rt: &GpuRuntime, cases: u64, seed: u64, pool: &[Arc<Matrix>], con
                 o
             })
             .collect();
-        let wrong: Vec<(usize, Outcome)> =
-            (0..jobs.len()).into_par_iter().filter_map(|k| Some((k, twin(&jobs[k]))).filter(|(_, t)| *t != got[k])).collect();
+        let wrong: Vec<(usize, Outcome)> = (0..jobs.len())
+            .into_par_iter()
+            .filter_map(|k| {
+                let (mut r, mut e) = (YdropResult::EMPTY, Envelope::default());
+                run_recorded(&jobs[k], &mut r, &mut e);
+                r.release();
+                if e != envs[k] {
+                    eprintln!("case {}: the GPU's envelope differs from the twin's ({} rows vs {})", lo + k as u64, envs[k].rows(), e.rows());
+                }
+                Some((k, twin(&jobs[k]))).filter(|(_, t)| *t != got[k] || e != envs[k])
+            })
+            .collect();
         for (k, want) in wrong.iter().take(5usize.saturating_sub(bad)) {
             report(lo + *k as u64, "gpu ", want, &got[*k], &batch[*k]);
         }

@@ -14,7 +14,7 @@
 use super::{bounded::Bounded, one_sided_with, Constraints, Extent, Unconstrained};
 use crate::ydrop::{YdropJob, YdropResult};
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Row {
     /// The row's bounds as the sweep brought them, and as the constraints left them.
     ly_in: u32,
@@ -32,7 +32,7 @@ struct Row {
 }
 
 /// What a sweep asked its constraints and what they answered (see the module).
-#[derive(Default, Clone)]
+#[derive(Default, Clone, Debug, PartialEq, Eq)]
 pub struct Envelope {
     rows: Vec<Row>,
     masks: Vec<u32>,
@@ -44,6 +44,30 @@ impl Envelope {
     /// Rows the sweep entered.
     pub fn rows(&self) -> usize {
         self.rows.len()
+    }
+
+    /// The envelope of a sweep without constraints over `n` columns, from each row's `(ly, ry)` as it began
+    /// and, when its end compared its right bounds with `n`, those bounds `lo..=hi` (the GPU kernel's record).
+    pub fn unconstrained(n: u32, rows: impl IntoIterator<Item = (u32, u32, Option<(u32, u32)>)>) -> Self {
+        let rows = rows
+            .into_iter()
+            .map(|(ly, ry, tested)| {
+                let (lo, hi) = tested.unwrap_or((0, 0));
+                Row {
+                    ly_in: ly,
+                    ry_in: ry,
+                    ly,
+                    ry,
+                    mask_start: 0,
+                    mask_end: 0,
+                    lo,
+                    hi,
+                    nn: if tested.is_some() { n as i64 } else { 0 },
+                    tested: tested.is_some(),
+                }
+            })
+            .collect();
+        Envelope { rows, masks: Vec::new(), constrained: false }
     }
 }
 
