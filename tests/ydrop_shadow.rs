@@ -176,3 +176,32 @@ fn ahead_pool_matches_one_by_one() {
     });
     assert!(ran, "no job ran after the drain");
 }
+
+/// With the GPU thread (where a GPU is; elsewhere it stops at once and the workers run everything), the jobs
+/// queued without their earlier alignments, as LASTZ queues them, come back with the result and envelope of
+/// the twin's run, so `unaffected` answers alike for their real bounds.
+#[test]
+fn ahead_pool_with_gpu_matches_one_by_one() {
+    let pool = matrix_pool(7, 6);
+    let cases: Vec<Case> =
+        (0..600).map(|i| random_constrained_case(&mut Rng::new(9_100_003u64.wrapping_add(i)), &pool, 1500)).collect();
+    let real: Vec<_> = cases.iter().map(|c| c.job()).collect();
+    let free: Vec<_> = real.iter().map(|j| YdropJob { bounds: std::ptr::null(), ..*j }).collect();
+    let ahead = Ahead::with_gpu(2, true).unwrap();
+    assert_eq!(ahead.threads(), 2);
+    let tickets: Vec<_> = free.iter().enumerate().map(|(i, j)| ahead.submit(j, i as u64).unwrap()).collect();
+    // time for the GPU thread to start and take its batches
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    let (mut done, mut accepted) = (0, 0);
+    for (i, &t) in tickets.iter().enumerate() {
+        if let Taken::Done(mut r, e) = ahead.take(t).unwrap() {
+            let (mut one, mut env) = (YdropResult::EMPTY, Envelope::default());
+            run_recorded(&free[i], &mut one, &mut env);
+            assert_eq!(outcome(&mut r), outcome(&mut one), "job {i}\n{}", cases[i].describe());
+            assert_eq!(e, env, "job {i}: envelope\n{}", cases[i].describe());
+            accepted += unaffected(&e, &real[i]) as usize;
+            done += 1;
+        }
+    }
+    eprintln!("{done} of {} taken done, {accepted} accepted for their real bounds", tickets.len());
+}

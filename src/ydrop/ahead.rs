@@ -11,9 +11,16 @@
 //!
 //! Jobs point into the caller's sequences: [`Ahead::drain`] (and dropping the pool) waits for running jobs,
 //! so the caller may change or free that memory afterwards.
+//!
+//! With `WARPALIGN_BACKEND=gpu` one more thread hands the GPU, in one batch at a time
+//! ([`gpu::one_sided_batch_gpu_recorded`]), the queued jobs the CPU workers will not reach soon: those past the
+//! first `threads` of the queue, up to [`GPU_BATCH_MAX`]. Its results carry the same envelopes. Should the
+//! GPU fail, that thread runs its batch on the twin and leaves the rest to the CPU workers.
 
 use super::twin::{self, shadow::Envelope};
-use super::{YdropAlignment, YdropBounds, YdropJob, YdropResult, YdropSegment};
+use super::{gpu, YdropAlignment, YdropBounds, YdropJob, YdropResult, YdropSegment};
+use crate::engine::BackendChoice;
+use crate::gpu::GpuRuntime;
 use crate::{Error, Result};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -21,6 +28,9 @@ use std::thread::JoinHandle;
 
 /// A job's ticket: its submission number.
 pub type Ticket = u64;
+
+/// Jobs one GPU batch takes at most.
+pub const GPU_BATCH_MAX: usize = 256;
 
 /// What [`Ahead::take`] found.
 pub enum Taken {
@@ -72,6 +82,8 @@ struct Shared {
     state: Mutex<State>,
     /// Signalled when a job is queued or the pool shuts down.
     work: Condvar,
+    /// The same, for the GPU thread (a CPU worker's wake-up must not go to it).
+    gpu_work: Condvar,
     /// Signalled when a job finishes.
     done: Condvar,
 }
@@ -87,18 +99,30 @@ impl Shared {
 pub struct Ahead {
     shared: Arc<Shared>,
     workers: Vec<JoinHandle<()>>,
+    /// CPU workers (the GPU thread, if any, is the last of `workers`).
+    threads: usize,
 }
 
 impl Ahead {
-    /// A pool of `threads` workers (0: one less than the cores, at least one).
+    /// A pool of `threads` workers (0: one less than the cores, at least one), and the GPU thread when
+    /// `WARPALIGN_BACKEND=gpu`.
     pub fn new(threads: usize) -> Result<Self> {
+        Self::with_gpu(threads, BackendChoice::from_env()? == BackendChoice::Gpu)
+    }
+
+    /// As [`Ahead::new`], with the GPU thread or not, whatever `WARPALIGN_BACKEND` says.
+    pub fn with_gpu(threads: usize, use_gpu: bool) -> Result<Self> {
         let threads = match threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1)),
             t => t,
         };
-        let shared =
-            Arc::new(Shared { state: Mutex::new(State::default()), work: Condvar::new(), done: Condvar::new() });
-        let mut workers = Vec::with_capacity(threads);
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State::default()),
+            work: Condvar::new(),
+            gpu_work: Condvar::new(),
+            done: Condvar::new(),
+        });
+        let mut workers = Vec::with_capacity(threads + 1);
         for k in 0..threads {
             let s = Arc::clone(&shared);
             let w = std::thread::Builder::new()
@@ -107,11 +131,19 @@ impl Ahead {
                 .map_err(|e| Error::Internal(format!("starting a y-drop worker: {e}")))?;
             workers.push(w);
         }
-        Ok(Ahead { shared, workers })
+        if use_gpu {
+            let s = Arc::clone(&shared);
+            let w = std::thread::Builder::new()
+                .name("warpalign-ahead-gpu".into())
+                .spawn(move || gpu_thread(&s, threads))
+                .map_err(|e| Error::Internal(format!("starting the y-drop GPU thread: {e}")))?;
+            workers.push(w);
+        }
+        Ok(Ahead { shared, workers, threads })
     }
 
     pub fn threads(&self) -> usize {
-        self.workers.len()
+        self.threads
     }
 
     /// Queues `job` to run before queued jobs of higher `priority` (equal ones in submission order), under its
@@ -128,6 +160,7 @@ impl Ahead {
         st.queue.insert((priority, t));
         drop(st);
         self.shared.work.notify_one();
+        self.shared.gpu_work.notify_one();
         Ok(t)
     }
 
@@ -191,6 +224,7 @@ impl Drop for Ahead {
         self.drain();
         self.shared.lock().shutdown = true;
         self.shared.work.notify_all();
+        self.shared.gpu_work.notify_all();
         for w in self.workers.drain(..) {
             let _ = w.join();
         }
@@ -221,24 +255,101 @@ fn work(shared: &Shared) {
             (r, e)
         });
         st = shared.lock();
-        st.running -= 1;
-        let cancelled = matches!(st.slots.get(&t), Some(Slot::Running { cancelled: true }) | None);
-        match (cancelled, outcome) {
-            (true, Ok((mut r, _))) => {
-                r.release();
-                st.slots.remove(&t);
+        finish(&mut st, t, outcome.map_err(panic_message));
+        shared.done.notify_all();
+    }
+}
+
+fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
+    let m = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned());
+    m.unwrap_or_else(|| "panic".into())
+}
+
+/// Stores the outcome of running job `t` (freed if the job was cancelled meanwhile).
+fn finish(st: &mut State, t: Ticket, outcome: std::result::Result<(YdropResult, Envelope), String>) {
+    st.running -= 1;
+    let cancelled = matches!(st.slots.get(&t), Some(Slot::Running { cancelled: true }) | None);
+    match (cancelled, outcome) {
+        (true, Ok((mut r, _))) => {
+            r.release();
+            st.slots.remove(&t);
+        }
+        (true, Err(_)) => {
+            st.slots.remove(&t);
+        }
+        (false, Ok((r, e))) => {
+            st.slots.insert(t, Slot::Done(r, e));
+        }
+        (false, Err(m)) => {
+            st.slots.insert(t, Slot::Failed(m));
+        }
+    }
+}
+
+/// The GPU thread: starts the GPU runtime, then runs batches of the queued jobs past the first `threads` (the
+/// CPU workers take those). Without a usable GPU, or after a GPU error, it leaves everything to the workers.
+fn gpu_thread(shared: &Shared, threads: usize) {
+    let rt = match GpuRuntime::start() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("[WARNING] warpalign: y-drop extensions ahead run on the CPU: {e}");
+            return;
+        }
+    };
+    let mut st = shared.lock();
+    loop {
+        if st.shutdown {
+            return;
+        }
+        if st.queue.len() <= threads {
+            st = shared.gpu_work.wait(st).unwrap_or_else(|p| p.into_inner());
+            continue;
+        }
+        let take = (st.queue.len() - threads).min(GPU_BATCH_MAX);
+        let mut batch: Vec<(Ticket, YdropJob, Option<Box<OwnedBounds>>)> = Vec::with_capacity(take);
+        for _ in 0..take {
+            let Some((_, t)) = st.queue.pop_last() else { break };
+            let Some(Slot::Queued(mut job, _, bounds)) = st.slots.insert(t, Slot::Running { cancelled: false }) else {
+                unreachable!("a queued ticket has a queued slot")
+            };
+            if let Some(b) = &bounds {
+                job.bounds = &b.block;
             }
-            (true, Err(_)) => {
-                st.slots.remove(&t);
-            }
-            (false, Ok((r, e))) => {
-                st.slots.insert(t, Slot::Done(r, e));
-            }
-            (false, Err(p)) => {
-                let m = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned());
-                st.slots.insert(t, Slot::Failed(m.unwrap_or_else(|| "panic".into())));
-            }
+            batch.push((t, job, bounds));
+        }
+        st.running += batch.len();
+        drop(st);
+        let jobs: Vec<YdropJob> = batch.iter().map(|b| b.1).collect();
+        let mut results: Vec<YdropResult> = jobs.iter().map(|_| YdropResult::EMPTY).collect();
+        let mut envs = vec![Envelope::default(); jobs.len()];
+        let on_gpu = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            gpu::one_sided_batch_gpu_recorded(&rt, &jobs, &mut results, &mut envs)
+        }));
+        let gpu_failed = !matches!(on_gpu, Ok(Ok(())));
+        if let Ok(Err(e)) = &on_gpu {
+            eprintln!("[WARNING] warpalign: y-drop extensions ahead run on the CPU from now on: {e}");
+        }
+        let outcomes: Vec<_> = if gpu_failed {
+            jobs.iter()
+                .map(|j| {
+                    std::panic::catch_unwind(|| {
+                        let (mut r, mut e) = (YdropResult::EMPTY, Envelope::default());
+                        twin::shadow::run_recorded(j, &mut r, &mut e);
+                        (r, e)
+                    })
+                    .map_err(panic_message)
+                })
+                .collect()
+        } else {
+            results.into_iter().zip(envs).map(Ok).collect()
+        };
+        st = shared.lock();
+        for ((t, _, _), outcome) in batch.iter().zip(outcomes) {
+            finish(&mut st, *t, outcome);
         }
         shared.done.notify_all();
+        if gpu_failed {
+            return;
+        }
     }
 }
