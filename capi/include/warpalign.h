@@ -607,8 +607,9 @@ int32_t warpalign_ydrop_unaffected(const struct warpalign_ydrop_envelope *envelo
 void warpalign_ydrop_envelopes_free(struct warpalign_ydrop_envelope **envelopes, size_t n);
 
 /**
- * Starts `threads` worker threads (0: one less than the cores, at least one). Returns NULL when a thread
- * cannot start (see warpalign_last_error).
+ * Starts `threads` worker threads (0: one less than the cores, at least one), and with
+ * `WARPALIGN_BACKEND=gpu` a thread that runs batches of the queued jobs on the GPU. Returns NULL when a thread
+ * cannot start or `WARPALIGN_BACKEND` is not auto, cpu or gpu (see warpalign_last_error).
  */
 struct warpalign_ydrop_ahead *warpalign_ydrop_ahead_create(size_t threads);
 

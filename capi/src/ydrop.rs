@@ -87,8 +87,9 @@ pub extern "C" fn warpalign_ydrop_envelopes_free(envelopes: *mut *mut WarpalignY
 /// warpalign_ydrop_ahead_create, freed by warpalign_ydrop_ahead_destroy. One caller thread at a time.
 pub struct WarpalignYdropAhead(ydrop::ahead::Ahead);
 
-/// Starts `threads` worker threads (0: one less than the cores, at least one). Returns NULL when a thread
-/// cannot start (see warpalign_last_error).
+/// Starts `threads` worker threads (0: one less than the cores, at least one), and with
+/// `WARPALIGN_BACKEND=gpu` a thread that runs batches of the queued jobs on the GPU. Returns NULL when a thread
+/// cannot start or `WARPALIGN_BACKEND` is not auto, cpu or gpu (see warpalign_last_error).
 #[no_mangle]
 pub extern "C" fn warpalign_ydrop_ahead_create(threads: usize) -> *mut WarpalignYdropAhead {
     let mut pool = std::ptr::null_mut();
