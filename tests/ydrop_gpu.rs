@@ -120,8 +120,9 @@ fn ydrop_kernel_compiles_for_sm90() {
     assert!(ptx.contains("ydrop_one_sided"), "PTX lacks the kernel");
 }
 
-/// The kernel's algorithm, run by its CPU model, equals the twin wherever the kernel does not give up: with
-/// the host's plan, with the smallest ring (rows wrap around it or give up) and with short uploaded prefixes.
+/// The kernel's algorithm, run by its CPU model, equals the twin (result and envelope) wherever the kernel does
+/// not give up: with the host's plan, with the smallest ring (rows wrap around it or give up) and with short
+/// uploaded prefixes.
 #[test]
 fn kernel_model_equals_twin() {
     let seed = env_u64("YDROP_GPU_SEED", 5);
@@ -133,12 +134,13 @@ fn kernel_model_equals_twin() {
             let case = random_case(&mut case_rng(seed, i), &pool, 2000);
             let j = case.job();
             let Some(p) = plan(&j) else { return [0, 0, 0, 0] };
-            let want = twin(&j);
+            let want = twin_recorded(&j);
             let variants = [p, Plan { ring: 64, ..p }, Plan { a_len: p.a_len.min(40), b_len: p.b_len.min(40), ..p }];
             let mut ran = [1, 0, 0, 0];
             for (k, v) in variants.iter().enumerate() {
-                if let Some(got) = ydrop_kernel_model::run(&j, v) {
-                    assert_eq!(got, want, "case {i} (seed {seed}), {v:?}: model differs from the twin\n  {}", case.describe());
+                if let Some(got) = ydrop_kernel_model::run_recorded(&j, v) {
+                    assert_eq!(got.0, want.0, "case {i} (seed {seed}), {v:?}: model differs from the twin\n  {}", case.describe());
+                    assert_eq!(got.1, want.1, "case {i} (seed {seed}), {v:?}: model's envelope differs\n  {}", case.describe());
                     ran[k + 1] = 1;
                 }
             }

@@ -1,11 +1,14 @@
-//! A CPU model of kernels/ydrop_one_sided.cu, statement by statement: the 32 lanes of a warp are arrays, a
-//! shuffle is an index, the ring is the kernel's. Its outcome must equal the twin's wherever the kernel does
-//! not give up, which checks the kernel's algorithm (the row scans, the carries from chunk to chunk, the
-//! closed-form prolongation, the ring and the two passes) on machines without a GPU; tests/ydrop_gpu.rs then
-//! checks the CUDA code itself against the twin on a GPU. Keep the two in step.
+//! A CPU model of kernels/ydrop_one_sided.cu: the columns of a chunk are arrays, a scan is an index, the ring
+//! is the kernel's. The kernel's chunks are 512 columns (a block of 128 threads, 4 columns each, a thread-local
+//! scan then a block scan); the model's are 32, one per array slot: the scans are max and max-plus, so the
+//! chunking changes no value. Its outcome and envelope must equal the twin's wherever the kernel does not give
+//! up, which checks the kernel's algorithm (the row scans, the carries from chunk to chunk, the closed-form
+//! prolongation, the ring, the two passes and each row's envelope) on machines without a GPU;
+//! tests/ydrop_gpu.rs then checks the CUDA code itself against the twin on a GPU. Keep the two in step.
 
 use super::ydrop_cases::Outcome;
 use warpalign::ydrop::gpu::Plan;
+use warpalign::ydrop::twin::shadow::Envelope;
 use warpalign::ydrop::{YdropJob, TRUNC_MIDWAY, TRUNC_NONE};
 
 const NEG_INF: i32 = -1_932_735_283;
@@ -29,6 +32,8 @@ struct Pass1 {
     end2: u32,
     truncated: bool,
     tb_need: u32,
+    /// Each row's (ly, ry) as it began and the right bounds its end compared with n (the kernel's P_ENV).
+    rows: Vec<(u32, u32, Option<(u32, u32)>)>,
 }
 
 fn incl_max<T: Copy + Ord>(v: [T; 32]) -> [T; 32] {
@@ -93,15 +98,18 @@ fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>,
     let (mut best, mut boundary, mut end1, mut end2) = (0i32, NEG_INF, 0i32, 0i32);
     let (mut end_is_boundary, mut truncated) = (false, false);
     let mut tb_need = 0u32;
+    let mut env = Vec::new();
 
     let rows = match &trace {
         Some((_, _, last)) => *last as i32,
         None => m,
     };
     for row in 1..=rows {
+        let (ly_in, ry_in) = (ly as u32, ry as u32);
         let tb_needed = ((ry - ly) as u32).wrapping_add(ydt as u32) as i32;
         if used as i64 + tb_needed as i64 >= j.tb_size as i32 as i64 {
             truncated = true;
+            env.push((ly_in, ry_in, None));
             break;
         }
         if row > p.a_len as i32 {
@@ -200,6 +208,7 @@ fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>,
         used = used.wrapping_add((stop - ly0) as u32);
         ly = new_ly;
         if ly >= ry {
+            env.push((ly_in, ry_in, None));
             break;
         }
         best = best_c;
@@ -213,6 +222,7 @@ fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>,
             return None;
         }
         if ry > np_col + 1 {
+            env.push((ly_in, ry_in, Some(((np_col + 1) as u32, (np_col + 1) as u32))));
             ry = np_col + 2;
         } else {
             let i_end = (NEG_INF as i64).max(ymax) - e as i64 * (stop - ly0) as i64;
@@ -233,6 +243,7 @@ fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>,
             }
             used = used.wrapping_add(k as u32);
             ry += k as i32;
+            env.push((ly_in, ry_in, Some((ry_in, ry as u32))));
             if ry <= n {
                 cur[ry as usize & wm] = (NEG_INF, NEG_INF);
                 ry += 1;
@@ -249,6 +260,7 @@ fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>,
         end2: end2 as u32,
         truncated,
         tb_need,
+        rows: env,
     })
 }
 
@@ -299,13 +311,19 @@ fn trace_back(tb: &[u8], tb_row: &[u32], end1: u32, end2: u32) -> Vec<u32> {
 
 /// Both passes as the host runs them for a job it hands the kernel; None where the kernel gives up.
 pub fn run(j: &YdropJob, p: &Plan) -> Option<Outcome> {
+    run_recorded(j, p).map(|(o, _)| o)
+}
+
+/// [`run`] with the envelope pass 1 writes.
+pub fn run_recorded(j: &YdropJob, p: &Plan) -> Option<(Outcome, Envelope)> {
     let p1 = sweep(j, p, None)?;
+    let env = Envelope::unconstrained(j.n, p1.rows.iter().copied());
     let trunc = if p1.truncated { TRUNC_MIDWAY } else { TRUNC_NONE };
     if p1.end1 == 0 {
-        return Some((p1.score, p1.end1, p1.end2, trunc, Vec::new()));
+        return Some(((p1.score, p1.end1, p1.end2, trunc, Vec::new()), env));
     }
     let mut tb = vec![POISON_TB; p1.tb_need as usize];
     let mut tb_row = vec![u32::MAX; p1.end1 as usize + 1];
     sweep(j, p, Some((&mut tb, &mut tb_row, p1.end1))).expect("pass 2 repeats pass 1");
-    Some((p1.score, p1.end1, p1.end2, trunc, trace_back(&tb, &tb_row, p1.end1, p1.end2)))
+    Some(((p1.score, p1.end1, p1.end2, trunc, trace_back(&tb, &tb_row, p1.end1, p1.end2)), env))
 }
