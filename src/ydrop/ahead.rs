@@ -14,8 +14,10 @@
 //!
 //! With `WARPALIGN_BACKEND=gpu` one more thread hands the GPU, in one batch at a time
 //! ([`gpu::one_sided_batch_gpu_recorded`]), the queued jobs the CPU workers will not reach soon: those past the
-//! first `threads` of the queue, up to [`GPU_BATCH_MAX`]. Its results carry the same envelopes. Should the
-//! GPU fail, that thread runs its batch on the twin and leaves the rest to the CPU workers.
+//! first `threads` of the queue, up to [`GPU_BATCH_MAX`], each under its own bounds as a worker would run it
+//! (the batch hands the kernel the jobs without bounds and the twin the others). Its results carry the same
+//! envelopes. Should the GPU fail, that thread runs its batch on the twin and leaves the rest to the CPU
+//! workers.
 
 use super::twin::{self, shadow::Envelope};
 use super::{gpu, YdropAlignment, YdropBounds, YdropJob, YdropResult, YdropSegment};
