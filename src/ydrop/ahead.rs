@@ -14,10 +14,10 @@
 //!
 //! With `WARPALIGN_BACKEND=gpu` one more thread hands the GPU, in one batch at a time
 //! ([`gpu::one_sided_batch_gpu_recorded`]), the queued jobs the CPU workers will not reach soon: those past the
-//! first `threads` of the queue, up to [`GPU_BATCH_MAX`], each under its own bounds as a worker would run it
-//! (the batch hands the kernel the jobs without bounds and the twin the others). Its results carry the same
-//! envelopes. Should the GPU fail, that thread runs its batch on the twin and leaves the rest to the CPU
-//! workers.
+//! first `threads` of the queue, up to [`GPU_BATCH_MAX`]. It runs them without their bounds (the kernel takes
+//! no earlier alignments): the envelope of such a run answers [`twin::shadow::unaffected`] for the call's real
+//! ones as well, only less often yes where a known alignment reaches the sweep. Should the GPU fail, that
+//! thread runs its batch on the twin and leaves the rest to the CPU workers.
 
 use super::twin::{self, shadow::Envelope};
 use super::{gpu, YdropAlignment, YdropBounds, YdropJob, YdropResult, YdropSegment};
@@ -308,16 +308,14 @@ fn gpu_thread(shared: &Shared, threads: usize) {
             continue;
         }
         let take = (st.queue.len() - threads).min(GPU_BATCH_MAX);
-        let mut batch: Vec<(Ticket, YdropJob, Option<Box<OwnedBounds>>)> = Vec::with_capacity(take);
+        // (a queued slot's job has no bounds: they are kept beside it, for the CPU workers)
+        let mut batch: Vec<(Ticket, YdropJob)> = Vec::with_capacity(take);
         for _ in 0..take {
             let Some((_, t)) = st.queue.pop_last() else { break };
-            let Some(Slot::Queued(mut job, _, bounds)) = st.slots.insert(t, Slot::Running { cancelled: false }) else {
+            let Some(Slot::Queued(job, _, _)) = st.slots.insert(t, Slot::Running { cancelled: false }) else {
                 unreachable!("a queued ticket has a queued slot")
             };
-            if let Some(b) = &bounds {
-                job.bounds = &b.block;
-            }
-            batch.push((t, job, bounds));
+            batch.push((t, job));
         }
         st.running += batch.len();
         drop(st);
@@ -346,7 +344,7 @@ fn gpu_thread(shared: &Shared, threads: usize) {
             results.into_iter().zip(envs).map(Ok).collect()
         };
         st = shared.lock();
-        for ((t, _, _), outcome) in batch.iter().zip(outcomes) {
+        for ((t, _), outcome) in batch.iter().zip(outcomes) {
             finish(&mut st, *t, outcome);
         }
         shared.done.notify_all();
