@@ -2,13 +2,15 @@
 // twin (src/ydrop/twin/), which is verified against upstream. One block of 4 warps per job (a job's rows are
 // sequential, so the threads of one row bound its latency: 4 warps took 2.8x less time than 1 on H. pylori's
 // calls, 8 warps only 7% less than 4), rows in order, each thread holding 4 consecutive columns of a chunk of
-// 512; two launches per batch (FastZ-style):
-//  - pass 1 (trace = 0): the whole sweep, without traceback bytes: score, end, truncation, and the traceback
-//    bytes the rows up to the end row take (LASTZ's `used` after that row); for a job with P_ENV, also each
+// 512; one or two launches per batch (FastZ-style):
+//  - pass 1 (trace = 0): the whole sweep: score, end, truncation, and the traceback bytes the rows up to the
+//    end row take (LASTZ's `used` after that row); for a job with P_ENV, also each
 //    row's envelope (the bounds it began with and the right bounds its end compared with n), which the host
 //    checks against a call's real earlier alignments (src/ydrop/twin/shadow.rs);
-//  - pass 2 (trace = 1): rows 1..end1 again (a row depends only on the rows above), writing the traceback
-//    bytes in the twin's layout, then thread 0 traces back and writes the edit script.
+//    pass 1 also writes the traceback bytes below a per-job cap, and when the rows up to the end fit it (most
+//    jobs), traces back at once;
+//  - pass 2 (trace = 1), for the others: rows 1..end1 again (a row depends only on the rows above), writing
+//    the traceback bytes in the twin's layout, then thread 0 traces back and writes the edit script.
 //
 // A row of the twin is sequential through the running insertion score i, the running best and the leading
 // prunes. Here it is two scans (valid for gapOpen >= 0, which the host checks):
@@ -72,7 +74,8 @@ typedef long long i64;
 #define P_Y_DROP_TAIL 10
 #define P_RING 11
 #define P_ENV 12 // (1: pass 1 writes the rows' envelope)
-#define NP 13
+#define P_TB_CAP 13 // (traceback bytes pass 1 may write: a job whose path fits needs no pass 2)
+#define NP 14
 
 // per-job offsets (uint64): bytes into seqs, cells into ring, bytes into tb, entries into tb_row and ops
 #define O_A 0
@@ -93,7 +96,8 @@ typedef long long i64;
 #define R_TB_NEED 5
 #define R_N_OPS 6
 #define R_ROWS 7 // (rows entered, with P_ENV)
-#define NR 8
+#define R_TRACED 8 // (pass 1 wrote the whole traceback and the edit script)
+#define NR 10
 // an envelope row: ly, ry as the row began, and the right bounds lo..hi its end compared with n (hi | TESTED)
 #define TESTED 0x80000000u
 
@@ -182,7 +186,8 @@ __device__ __forceinline__ void block_sync()
 
 // The sweep of one job by a block of NW warps, thread t holding K columns from col0 + t*K of each chunk of a
 // row (every thread holds the same row state). With TRACE, rows 1..last_row only, writing traceback bytes and
-// row offsets. Returns ST_DONE, ST_SHORT or ST_BAIL (every thread alike); the outcome goes to res (thread 0).
+// row offsets; without, every row, writing the row offsets and the traceback bytes below P_TB_CAP (none when
+// it is 0). Returns ST_DONE, ST_SHORT or ST_BAIL (every thread alike); the outcome goes to res (thread 0).
 template <bool TRACE, int K, int NW>
 __device__ int sweep(const int *__restrict__ P, const unsigned long long *__restrict__ O, const int *__restrict__ mats,
                      const u8 *__restrict__ seqs, int2 *ring, u8 *tb, unsigned *tb_row, uint4 *env, int *res,
@@ -199,7 +204,10 @@ __device__ int sweep(const int *__restrict__ P, const unsigned long long *__rest
 	const u8 *const a = seqs + O[O_A], *const b = seqs + O[O_B];
 	const int *const sub = mats + (i64)P[P_MAT] * 65536;
 	int2 *prev = ring + O[O_RING], *cur = prev + W;
-	if (TRACE) {
+	// pass 2 writes every traceback byte of its rows; pass 1 those below its P_TB_CAP, if any
+	const unsigned cap = TRACE ? 0xffffffffu : (unsigned)P[P_TB_CAP];
+	const bool wtb = cap > 0;
+	if (wtb) {
 		tb += O[O_TB];
 		tb_row += O[O_TB_ROW];
 	}
@@ -217,9 +225,9 @@ __device__ int sweep(const int *__restrict__ P, const unsigned long long *__rest
 	for (int col = tid; col <= cnt; col += NT) {
 		const int c = col == 0 ? 0 : wsub(wsub(0, OE), (int)((unsigned)(col - 1) * (unsigned)E));
 		prev[col & wm] = make_int2(c, wsub(c, OE));
-		if (TRACE) tb[col] = col == 0 ? 0 : FROM_I;
+		if (wtb && (unsigned)col < cap) tb[col] = col == 0 ? 0 : FROM_I;
 	}
-	if (TRACE && tid == 0) tb_row[0] = 0;
+	if (wtb && tid == 0) tb_row[0] = 0;
 	// row 1 reads what other threads wrote
 	block_sync<NW>();
 	unsigned used = cnt + 1;
@@ -240,7 +248,7 @@ __device__ int sweep(const int *__restrict__ P, const unsigned long long *__rest
 		}
 		if (row > a_len) return ST_SHORT;
 		const unsigned row_base = used - (unsigned)ly;
-		if (TRACE && tid == 0) tb_row[row] = row_base;
+		if (wtb && tid == 0) tb_row[row] = row_base;
 		const int ly0 = ly, stop = min(ry, n + 1);
 		if (stop > b_len + 1) return ST_SHORT;
 		if ((i64)(stop - ly0) * E > ROW_GAP_MAX) return ST_BAIL;
@@ -336,7 +344,7 @@ __device__ int sweep(const int *__restrict__ P, const unsigned long long *__rest
 						link = (o > d2 ? FROM_C : FROM_C | D_EXTEND) | (o > wsub(iv[t], E) ? 0 : I_EXTEND);
 					}
 					cur[col & wm] = pruned ? make_int2(NEG_INF, NEG_INF) : make_int2(c[t], dn);
-					if (TRACE) tb[row_base + (unsigned)col] = pruned ? 0 : (u8)link;
+					if (wtb && row_base + (unsigned)col < cap) tb[row_base + (unsigned)col] = pruned ? 0 : (u8)link;
 				}
 			}
 			int w_first = first_live, w_last = last_live, w_eb = last_eb;
@@ -399,7 +407,7 @@ __device__ int sweep(const int *__restrict__ P, const unsigned long long *__rest
 			for (int j = tid; j < k; j += NT) {
 				const int c = (int)(i_end - (i64)E * j), col = ry + j;
 				cur[col & wm] = make_int2(c, wsub(c, OE));
-				if (TRACE) tb[row_base + (unsigned)col] = FROM_I;
+				if (wtb && row_base + (unsigned)col < cap) tb[row_base + (unsigned)col] = FROM_I;
 			}
 			used += (unsigned)k;
 			ry += (int)k;
@@ -472,7 +480,15 @@ __device__ void run_job(const unsigned long long *__restrict__ offs, const int *
 	int *R = res + (i64)j * NR;
 	if (!trace) {
 		const int st = sweep<false, K, NW>(P, O, mats, seqs, ring, tb, tb_row, env, R, 0);
-		if (threadIdx.x == 0) R[R_STATUS] = st;
+		// every traceback byte of the rows up to the end lies below tb_need: when that fits P_TB_CAP, pass 1
+		// wrote them all and traces back here
+		block_sync<NW>();
+		if (threadIdx.x == 0) {
+			R[R_STATUS] = st;
+			const bool traced = st == ST_DONE && R[R_END1] > 0 && (unsigned)R[R_TB_NEED] <= (unsigned)P[P_TB_CAP];
+			R[R_TRACED] = traced;
+			if (traced) R[R_N_OPS] = trace_back(tb + O[O_TB], tb_row + O[O_TB_ROW], ops + O[O_OPS], R[R_END1], R[R_END2]);
+		}
 		return;
 	}
 	const int st = sweep<true, K, NW>(P, O, mats, seqs, ring, tb, tb_row, env, R, R[R_END1]);

@@ -24,9 +24,9 @@ use std::sync::Arc;
 
 const MODULE_NAME: &str = "ydrop_one_sided";
 /// Ints per job in the parameter table (`NP` in the kernel), u64 offsets (`NO`), int results (`NR`).
-const NP: usize = 13;
+const NP: usize = 14;
 const NO: usize = 7;
-const NR: usize = 8;
+const NR: usize = 10;
 /// Result fields and statuses (`R_*`, `ST_*` in the kernel).
 const R_STATUS: usize = 0;
 const R_SCORE: usize = 1;
@@ -36,6 +36,7 @@ const R_TRUNC: usize = 4;
 const R_TB_NEED: usize = 5;
 const R_N_OPS: usize = 6;
 const R_ROWS: usize = 7;
+const R_TRACED: usize = 8;
 /// An envelope row's `hi` has this bit when the row compared its right bounds with `n` (`TESTED`).
 const TESTED: u32 = 1 << 31;
 const ST_DONE: i32 = 0;
@@ -53,6 +54,9 @@ const SEQ_CAP_GROWN: u32 = 1 << 24;
 const RING_MAX: usize = 1 << 16;
 /// Traceback bytes one job may take on the GPU.
 const TB_JOB_MAX: usize = 1 << 28;
+/// Traceback bytes pass 1 may write per job (a job whose path fits them needs no pass 2); less when the memory
+/// budget shared by a batch's jobs is smaller.
+const TB_ONE_PASS: usize = 32 << 20;
 /// Jobs per launch at most.
 const LAUNCH_JOBS: usize = 32768;
 /// What the kernel's scans can hold without wrapping (the kernel's header says why).
@@ -110,13 +114,18 @@ struct Prep {
     mat: usize,
     /// Pass 1 writes its envelope (at most a row per uploaded base of `a`).
     record: bool,
+    /// Traceback bytes pass 1 may write.
+    tb_cap: u32,
 }
 
 impl Prep {
     /// Device bytes of pass 1: the sequences, two rows of (C, D) and the envelope.
     fn dev_bytes(&self) -> usize {
         let env = if self.record { 16 * self.plan.a_len as usize } else { 0 };
-        self.plan.a_len as usize + self.plan.b_len as usize + 16 * self.plan.ring + env + 4 * NP + 8 * NO + 4 * NR + 4
+        let (a, b) = (self.plan.a_len as usize, self.plan.b_len as usize);
+        // pass 1's traceback, row offsets and edit script
+        let one_pass = self.tb_cap as usize + 4 * (a + 1) + 4 * (a + b);
+        a + b + 16 * self.plan.ring + env + one_pass + 4 * NP + 8 * NO + 4 * NR + 4
     }
 
     /// Cells of the widest possible sweep, to start the largest jobs first.
@@ -173,11 +182,13 @@ fn batch(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [YdropResult], envs: 
             mat.is_some()
         });
         match (plan, mat) {
-            (Some(plan), Some(mat)) => preps.push(Prep { idx: i, plan, mat, record }),
+            (Some(plan), Some(mat)) => preps.push(Prep { idx: i, plan, mat, record, tb_cap: 0 }),
             _ => cpu_idx.push(i),
         }
     }
     preps.sort_by_key(|p| std::cmp::Reverse(p.work()));
+    let tb_cap = TB_ONE_PASS.min(budget / 4 / preps.len().max(1)) as u32;
+    preps.iter_mut().for_each(|p| p.tb_cap = tb_cap);
 
     let profile = std::env::var("WARPALIGN_YDROP_GPU_PROFILE").is_ok_and(|v| v.trim() != "0" && !v.is_empty());
     let t0 = std::time::Instant::now();
@@ -292,6 +303,7 @@ fn run_launch(
     let mut offs = vec![0u64; n * NO];
     let mut seqs: Vec<u8> = Vec::new();
     let (mut ring_n, mut env_n) = (0u64, 0u64);
+    let (mut tb1_n, mut row1_n, mut ops1_n) = (0u64, 0u64, 0u64);
     for (k, p) in chunk.iter().enumerate() {
         let j = &jobs[p.idx];
         let mat = *mat_of.entry(p.mat).or_insert_with(|| {
@@ -313,10 +325,15 @@ fn run_launch(
             y_drop_tail(j.gap_extend, j.y_drop, j.n),
             p.plan.ring as i32,
             p.record as i32,
+            p.tb_cap as i32,
         ]);
         offs[k * NO + 2] = ring_n;
         ring_n += 2 * p.plan.ring as u64;
         offs[k * NO + 6] = env_n;
+        (offs[k * NO + 3], offs[k * NO + 4], offs[k * NO + 5]) = (tb1_n, row1_n, ops1_n);
+        tb1_n += p.tb_cap as u64;
+        row1_n += p.plan.a_len as u64 + 1;
+        ops1_n += p.plan.a_len as u64 + p.plan.b_len as u64;
         if p.record {
             env_n += p.plan.a_len as u64;
         }
@@ -360,9 +377,10 @@ fn run_launch(
     // (C, D) pairs as two ints each; every cell a row reads was written by the row before
     let mut d_ring = st.alloc_zeros::<i32>(2 * ring_n as usize).map_err(|e| err("alloc", e))?;
     let mut d_res = st.alloc_zeros::<i32>(n * NR).map_err(|e| err("alloc", e))?;
-    let mut d_none_u8 = st.alloc_zeros::<u8>(1).map_err(|e| err("alloc", e))?;
-    let mut d_none_u32 = st.alloc_zeros::<u32>(1).map_err(|e| err("alloc", e))?;
-    let mut d_none_ops = st.alloc_zeros::<u32>(1).map_err(|e| err("alloc", e))?;
+    // SAFETY: pass 1 writes the traceback bytes, row offsets and edit script it reads or reports.
+    let mut d_tb1 = unsafe { st.alloc::<u8>(tb1_n.max(1) as usize) }.map_err(|e| err("alloc", e))?;
+    let mut d_row1 = unsafe { st.alloc::<u32>(row1_n.max(1) as usize) }.map_err(|e| err("alloc", e))?;
+    let mut d_ops1 = unsafe { st.alloc::<u32>(ops1_n.max(1) as usize) }.map_err(|e| err("alloc", e))?;
     // SAFETY: pass 1 writes each envelope row it reports (R_ROWS), and only those are read.
     let mut d_env = unsafe { st.alloc::<u32>(4 * env_n.max(1) as usize) }.map_err(|e| err("alloc", e))?;
     if let Some(tm) = times.as_deref_mut() {
@@ -370,7 +388,7 @@ fn run_launch(
         tm.upload += t_up.elapsed().as_secs_f64();
     }
     let t = std::time::Instant::now();
-    launch(st, func, &d_offs, &d_par, &d_mats, &d_seqs, &mut d_ring, (&mut d_none_u8, &mut d_none_u32, &mut d_none_ops), &mut d_env, &mut d_res, &d_order, n, 0)?;
+    launch(st, func, &d_offs, &d_par, &d_mats, &d_seqs, &mut d_ring, (&mut d_tb1, &mut d_row1, &mut d_ops1), &mut d_env, &mut d_res, &d_order, n, 0)?;
     let res = st.clone_dtoh(&d_res).map_err(|e| err("download", e))?;
     // the envelopes of the jobs pass 1 finished
     let mut envs: Vec<Envelope> = vec![Envelope::default(); n];
@@ -401,6 +419,13 @@ fn run_launch(
         let r = &res[k * NR..(k + 1) * NR];
         if r[R_STATUS] != ST_DONE {
             bailed.push((p.idx, r[R_STATUS]));
+        } else if r[R_TRACED] != 0 {
+            let (at, n_ops) = (offs[k * NO + 5] as usize, r[R_N_OPS] as usize);
+            let mut ops = vec![0u32; n_ops];
+            if n_ops > 0 {
+                st.memcpy_dtoh(&d_ops1.slice(at..at + n_ops), &mut ops).map_err(|e| err("download", e))?;
+            }
+            done.push((p.idx, result_of(r, &ops), std::mem::take(&mut envs[k])));
         } else if r[R_END1] == 0 {
             done.push((p.idx, result_of(r, &[]), std::mem::take(&mut envs[k])));
         } else if r[R_TB_NEED] as usize > TB_JOB_MAX.min(tb_budget / 2) {

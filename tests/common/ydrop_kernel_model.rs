@@ -53,9 +53,10 @@ fn last_set(bits: [bool; 32]) -> Option<usize> {
     (0..32).rev().find(|&l| bits[l])
 }
 
-/// The kernel's `sweep`: `trace` is `Some((tb, tb_row, last_row))` in pass 2. None: the job bails.
+/// The kernel's `sweep`: `trace` is `Some((tb, tb_row, last_row, cap))`, writing the traceback bytes below
+/// `cap`: in pass 2 (`cap` u32::MAX), and in pass 1 with a traceback cap (`last_row` m). None: the job bails.
 #[allow(clippy::type_complexity)]
-fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>, u32)>) -> Option<Pass1> {
+fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>, u32, u32)>) -> Option<Pass1> {
     // SAFETY: the job's contract (the kernel only reads the uploaded prefixes).
     let (a, b, sub) = unsafe {
         (
@@ -86,11 +87,13 @@ fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>,
     for col in 0..=cnt {
         let c = if col == 0 { 0 } else { 0i32.wrapping_sub(oe).wrapping_sub(((col - 1) as u32).wrapping_mul(e as u32) as i32) };
         prev[col as usize & wm] = (c, c.wrapping_sub(oe));
-        if let Some((tb, _, _)) = trace.as_mut() {
-            tb[col as usize] = if col == 0 { 0 } else { FROM_I };
+        if let Some((tb, _, _, cap)) = trace.as_mut() {
+            if (col as u32) < *cap {
+                tb[col as usize] = if col == 0 { 0 } else { FROM_I };
+            }
         }
     }
-    if let Some((_, tb_row, _)) = trace.as_mut() {
+    if let Some((_, tb_row, _, _)) = trace.as_mut() {
         tb_row[0] = 0;
     }
     let mut used = (cnt + 1) as u32;
@@ -101,7 +104,7 @@ fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>,
     let mut env = Vec::new();
 
     let rows = match &trace {
-        Some((_, _, last)) => *last as i32,
+        Some((_, _, last, _)) => *last as i32,
         None => m,
     };
     for row in 1..=rows {
@@ -116,7 +119,7 @@ fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>,
             return None;
         }
         let row_base = used.wrapping_sub(ly as u32);
-        if let Some((_, tb_row, _)) = trace.as_mut() {
+        if let Some((_, tb_row, _, _)) = trace.as_mut() {
             tb_row[row as usize] = row_base;
         }
         let (ly0, stop) = (ly, ry.min(n + 1));
@@ -195,8 +198,11 @@ fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>,
                     (dn, link)
                 };
                 cur[col[l] as usize & wm] = if pruned[l] { (NEG_INF, NEG_INF) } else { (c[l], dn) };
-                if let Some((tb, _, _)) = trace.as_mut() {
-                    tb[row_base.wrapping_add(col[l] as u32) as usize] = if pruned[l] { 0 } else { link };
+                if let Some((tb, _, _, cap)) = trace.as_mut() {
+                    let at = row_base.wrapping_add(col[l] as u32);
+                    if at < *cap {
+                        tb[at as usize] = if pruned[l] { 0 } else { link };
+                    }
                 }
             }
             ymax = ymax.max(yi[31]);
@@ -237,8 +243,11 @@ fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>,
             for jj in 0..k {
                 let (c, col) = ((i_end - e as i64 * jj) as i32, ry + jj as i32);
                 cur[col as usize & wm] = (c, c.wrapping_sub(oe));
-                if let Some((tb, _, _)) = trace.as_mut() {
-                    tb[row_base.wrapping_add(col as u32) as usize] = FROM_I;
+                if let Some((tb, _, _, cap)) = trace.as_mut() {
+                    let at = row_base.wrapping_add(col as u32);
+                    if at < *cap {
+                        tb[at as usize] = FROM_I;
+                    }
                 }
             }
             used = used.wrapping_add(k as u32);
@@ -316,14 +325,24 @@ pub fn run(j: &YdropJob, p: &Plan) -> Option<Outcome> {
 
 /// [`run`] with the envelope pass 1 writes.
 pub fn run_recorded(j: &YdropJob, p: &Plan) -> Option<(Outcome, Envelope)> {
-    let p1 = sweep(j, p, None)?;
+    run_recorded_cap(j, p, 0)
+}
+
+/// [`run_recorded`] with pass 1 writing the traceback bytes below `tb_cap` (the kernel's P_TB_CAP): a job
+/// whose rows up to the end fit traces back from them, the others take pass 2.
+pub fn run_recorded_cap(j: &YdropJob, p: &Plan, tb_cap: u32) -> Option<(Outcome, Envelope)> {
+    let (mut tb1, mut row1) = (vec![POISON_TB; tb_cap as usize], vec![u32::MAX; p.a_len as usize + 1]);
+    let p1 = if tb_cap > 0 { sweep(j, p, Some((&mut tb1, &mut row1, j.m, tb_cap)))? } else { sweep(j, p, None)? };
     let env = Envelope::unconstrained(j.n, p1.rows.iter().copied());
     let trunc = if p1.truncated { TRUNC_MIDWAY } else { TRUNC_NONE };
     if p1.end1 == 0 {
         return Some(((p1.score, p1.end1, p1.end2, trunc, Vec::new()), env));
     }
+    if p1.tb_need <= tb_cap {
+        return Some(((p1.score, p1.end1, p1.end2, trunc, trace_back(&tb1, &row1, p1.end1, p1.end2)), env));
+    }
     let mut tb = vec![POISON_TB; p1.tb_need as usize];
     let mut tb_row = vec![u32::MAX; p1.end1 as usize + 1];
-    sweep(j, p, Some((&mut tb, &mut tb_row, p1.end1))).expect("pass 2 repeats pass 1");
+    sweep(j, p, Some((&mut tb, &mut tb_row, p1.end1, u32::MAX))).expect("pass 2 repeats pass 1");
     Some(((p1.score, p1.end1, p1.end2, trunc, trace_back(&tb, &tb_row, p1.end1, p1.end2)), env))
 }
