@@ -22,6 +22,12 @@
 #define WARPALIGN_YDROP_TRUNC_BOUNDS 3
 
 /**
+ * warpalign_ydrop_result.truncated of a job whose traceback memory ran out mid-extension: the result is
+ * what LASTZ's ydrop_one_sided_align returns then (it also prints its "truncating alignment" report).
+ */
+#define WARPALIGN_YDROP_TRUNC_MIDWAY 1
+
+/**
  * The backend a context runs on.
  */
 typedef enum warpalign_backend {

@@ -13,6 +13,11 @@ const _: () = assert!(WARPALIGN_YDROP_NONE == ydrop::NONE);
 pub const WARPALIGN_YDROP_TRUNC_BOUNDS: i32 = 3;
 const _: () = assert!(WARPALIGN_YDROP_TRUNC_BOUNDS == ydrop::TRUNC_BOUNDS);
 
+/// warpalign_ydrop_result.truncated of a job whose traceback memory ran out mid-extension: the result is
+/// what LASTZ's ydrop_one_sided_align returns then (it also prints its "truncating alignment" report).
+pub const WARPALIGN_YDROP_TRUNC_MIDWAY: i32 = 1;
+const _: () = assert!(WARPALIGN_YDROP_TRUNC_MIDWAY == ydrop::TRUNC_MIDWAY);
+
 /// Runs `n` LASTZ `ydrop_one_sided_align` jobs (see warpalign_ydrop_job for the sequence convention, and
 /// warpalign_ydrop_bounds for a constrained job's earlier alignments). `results[i]` is overwritten (not freed) with job i's output; its `ops` are `malloc`ed:
 /// release with warpalign_ydrop_results_free. Jobs' memory must stay valid for the call.
