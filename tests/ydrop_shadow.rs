@@ -14,7 +14,7 @@ use common::Rng;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use warpalign::ydrop::twin::shadow::{run_recorded, unaffected, Envelope};
 use warpalign::ydrop::ahead::{Ahead, Taken};
-use warpalign::ydrop::{YdropJob, YdropResult};
+use warpalign::ydrop::{YdropJob, YdropResult, TRUNC_MIDWAY, TRUNC_NONE};
 
 fn env_u64(key: &str, default: u64) -> u64 {
     std::env::var(key).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
@@ -151,8 +151,16 @@ fn ahead_pool_matches_one_by_one() {
     let (mut done, mut not_started) = (0, 0);
     let mut env = Envelope::default();
     for (i, (j, &t)) in jobs.iter().zip(&tickets).enumerate().filter(|(i, _)| i % 7 != 3) {
+        // (what LASTZ's loop asks of a finished job before its call: whether it still holds)
+        let holds = ahead.still_holds(t, j);
+        // (a job ends at any time, but an ended one stays so until taken)
+        assert!(holds.is_none() || ahead.finished(t), "job {i}");
         match ahead.take(t).unwrap() {
             Taken::Done(mut r, e) => {
+                if let Some(h) = holds {
+                    let complete = matches!(r.truncated, TRUNC_NONE | TRUNC_MIDWAY);
+                    assert_eq!(h, complete && unaffected(&e, j), "job {i}");
+                }
                 let mut one = YdropResult::EMPTY;
                 run_recorded(j, &mut one, &mut env);
                 assert_eq!(outcome(&mut r), outcome(&mut one), "job {i}");
@@ -162,6 +170,7 @@ fn ahead_pool_matches_one_by_one() {
             Taken::NotStarted => not_started += 1,
         }
         assert!(ahead.take(t).is_err(), "job {i}: a ticket is taken once");
+        assert!(!ahead.finished(t) && ahead.still_holds(t, j).is_none(), "job {i}: a taken ticket");
     }
     // (how many ran depends on how soon the workers got a core)
     eprintln!("{done} taken done, {not_started} not started");

@@ -643,6 +643,23 @@ enum warpalign_status warpalign_ydrop_ahead_take(struct warpalign_ydrop_ahead *p
                                                  struct warpalign_ydrop_envelope **envelope);
 
 /**
+ * 1 when a worker has finished the job (warpalign_ydrop_ahead_take would not wait), else 0 (queued, running,
+ * taken or unknown; a NULL pool too).
+ */
+int32_t warpalign_ydrop_ahead_finished(const struct warpalign_ydrop_ahead *pool,
+                                       uint64_t ticket);
+
+/**
+ * For a queued job that has ended: 1 when its result still holds for `job` (the same call, with the
+ * earlier alignments known now as its `bounds`, or NULL), as warpalign_ydrop_unaffected would say; 0 when
+ * it does not (cancel it and queue the call again); -1 while it is queued or running, for an unknown
+ * ticket, or a NULL pool or job. The pool's workers wait while it checks.
+ */
+int32_t warpalign_ydrop_ahead_still_holds(struct warpalign_ydrop_ahead *pool,
+                                          uint64_t ticket,
+                                          const struct warpalign_ydrop_job *job);
+
+/**
  * Drops a queued job whose result is not wanted (it never runs if no worker started it). Unknown tickets
  * and a NULL pool are ignored.
  */

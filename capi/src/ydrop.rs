@@ -154,6 +154,38 @@ pub extern "C" fn warpalign_ydrop_ahead_take(
     })
 }
 
+/// 1 when a worker has finished the job (warpalign_ydrop_ahead_take would not wait), else 0 (queued, running,
+/// taken or unknown; a NULL pool too).
+#[no_mangle]
+pub extern "C" fn warpalign_ydrop_ahead_finished(pool: *const WarpalignYdropAhead, ticket: u64) -> i32 {
+    if pool.is_null() {
+        return 0;
+    }
+    // SAFETY: a live pool (the caller's contract).
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { (*pool).0.finished(ticket) } as i32)).unwrap_or(0)
+}
+
+/// For a queued job that has ended: 1 when its result still holds for `job` (the same call, with the
+/// earlier alignments known now as its `bounds`, or NULL), as warpalign_ydrop_unaffected would say; 0 when
+/// it does not (cancel it and queue the call again); -1 while it is queued or running, for an unknown
+/// ticket, or a NULL pool or job. The pool's workers wait while it checks.
+#[no_mangle]
+pub extern "C" fn warpalign_ydrop_ahead_still_holds(pool: *mut WarpalignYdropAhead, ticket: u64, job: *const YdropJob) -> i32 {
+    if pool.is_null() || job.is_null() {
+        return -1;
+    }
+    // SAFETY: a live pool and a job whose bounds are well-formed (the caller's contract).
+    let (pool, job) = unsafe { (&(*pool).0, &*job) };
+    if !job.bounds.is_null() && unsafe { (*job.bounds).check() }.is_err() {
+        return 0;
+    }
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match pool.still_holds(ticket, job) {
+        None => -1,
+        Some(ok) => ok as i32,
+    }))
+    .unwrap_or(0)
+}
+
 /// Drops a queued job whose result is not wanted (it never runs if no worker started it). Unknown tickets
 /// and a NULL pool are ignored.
 #[no_mangle]

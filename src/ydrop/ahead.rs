@@ -186,6 +186,26 @@ impl Ahead {
         }
     }
 
+    /// Whether the job has ended, so that `take` would not wait (false: queued, running, taken or unknown).
+    pub fn finished(&self, t: Ticket) -> bool {
+        matches!(self.shared.lock().slots.get(&t), Some(Slot::Done(..) | Slot::Failed(_)))
+    }
+
+    /// For a job that has ended: whether its result still holds for `job` (the same call with the earlier
+    /// alignments known now as its bounds): complete or cut short by the traceback memory (as LASTZ's would
+    /// be), and accepted by [`twin::shadow::unaffected`]. `None` while it is queued or running, or for an
+    /// unknown ticket.
+    pub fn still_holds(&self, t: Ticket, job: &YdropJob) -> Option<bool> {
+        let st = self.shared.lock();
+        match st.slots.get(&t) {
+            Some(Slot::Done(r, e)) => {
+                Some(matches!(r.truncated, super::TRUNC_NONE | super::TRUNC_MIDWAY) && twin::shadow::unaffected(e, job))
+            }
+            Some(Slot::Failed(_)) => Some(false),
+            _ => None,
+        }
+    }
+
     /// Drops a job the caller will not take: not started, it never runs; running, its result is freed when
     /// it ends. Unknown tickets are ignored.
     pub fn cancel(&self, t: Ticket) {
