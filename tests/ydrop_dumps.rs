@@ -29,13 +29,17 @@ fn recorded(j: &DumpedJob) -> Outcome {
     (j.score, j.end1, j.end2, j.truncated, j.ops.clone())
 }
 
-/// Oracle and twin on the replayed job; the mismatching side's name, if any. A stopped call has only the
-/// twin: LASTZ's own code cannot stop at a row (its next record is the same call with a deeper block).
+/// Oracle and twin (its spec sweep, then each vector sweep of this CPU) on the replayed job; the mismatching
+/// side's name, if any. A stopped call has only the twin: LASTZ's own code cannot stop at a row (its next
+/// record is the same call with a deeper block).
 fn replay(j: &DumpedJob) -> Result<(), String> {
     let seq = j.sequences();
     let job = j.job(&seq);
     let (t, want) = (common::ydrop_cases::twin(&job), recorded(j));
     let o = if j.truncated == TRUNC_BOUNDS { want.clone() } else { common::ydrop_cases::oracle(&job) };
+    if let Some((sweep, v)) = common::ydrop_cases::vectors_differ(&job, &want) {
+        return Err(format!("M={} N={}: recorded {:?}, {sweep:?} sweep {:?}", j.m, j.n, (want.0, want.1, want.2), (v.0, v.1, v.2)));
+    }
     match (o == want, t == want) {
         (true, true) => Ok(()),
         (o_ok, t_ok) => Err(format!(

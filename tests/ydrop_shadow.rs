@@ -14,7 +14,8 @@ use common::Rng;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use warpalign::ydrop::twin::shadow::{run_recorded, unaffected, Envelope};
 use warpalign::ydrop::ahead::{Ahead, Taken};
-use warpalign::ydrop::{YdropJob, YdropResult, TRUNC_MIDWAY, TRUNC_NONE};
+use std::sync::Arc;
+use warpalign::ydrop::{BoundsCopy, YdropBounds, YdropJob, YdropResult, TRUNC_MIDWAY, TRUNC_NONE};
 
 fn env_u64(key: &str, default: u64) -> u64 {
     std::env::var(key).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
@@ -63,6 +64,9 @@ fn check_speculation(known: Known, seed: u64, n: u64) -> (u64, u64) {
                     };
                     let mut r = YdropResult::EMPTY;
                     run_recorded(&ahead, &mut r, &mut env);
+                    // (as the worker pool keeps it: a call whose block has the same values needs no replay)
+                    // SAFETY: a non-null bounds points to the case's or the snapshot's block, alive here.
+                    env.ran_under = (!ahead.bounds.is_null()).then(|| Arc::new(BoundsCopy::of(unsafe { &*ahead.bounds })));
                     let spec = outcome(&mut r);
                     let real = oracle(&job);
                     if unaffected(&env, &job) {
@@ -115,6 +119,51 @@ fn accepted_snapshot_speculation_equals_the_constrained_call() {
 fn speculation_under_the_real_bounds_is_accepted() {
     let seed = env_u64("YDROP_SHADOW_SEED", 1);
     check_speculation(Known::All, seed.wrapping_add(991), env_u64("YDROP_SHADOW_CASES", 20_000) / 4);
+}
+
+/// A kept block is the same as a block only when every value is: a copy is, and a copy with any one value
+/// changed is not (that call is then replayed).
+#[test]
+fn kept_blocks_equal_only_blocks_with_the_same_values() {
+    let pool = matrix_pool(4, 2);
+    let mut changed = 0;
+    for i in 0..300 {
+        let case = random_constrained_case(&mut Rng::new(5_000_009u64.wrapping_add(i)), &pool, 1500);
+        let Some(b) = &case.bounds else { continue };
+        let kept = BoundsCopy::of(&b.block);
+        assert!(kept.same_as(&b.block), "case {i}");
+        let mut segs = kept.block().segments().to_vec();
+        let mut aligns = kept.block().alignments().to_vec();
+        let mut block = YdropBounds { segments: segs.as_ptr(), alignments: aligns.as_ptr(), ..*kept.block() };
+        let mut expect_differs = |what: &str, block: &YdropBounds| {
+            assert!(!kept.same_as(block), "case {i}: {what} changed, still the same");
+            changed += 1;
+        };
+        block.rows ^= 1;
+        expect_differs("rows", &block);
+        block.rows ^= 1;
+        block.anchor2 ^= 1;
+        expect_differs("anchor2", &block);
+        block.anchor2 ^= 1;
+        if let Some(s) = segs.last_mut() {
+            s.e2 ^= 1;
+            block.segments = segs.as_ptr();
+            expect_differs("a segment's e2", &block);
+            segs.last_mut().unwrap().e2 ^= 1;
+        }
+        if let Some(a) = aligns.first_mut() {
+            a.next ^= 1;
+            block.alignments = aligns.as_ptr();
+            expect_differs("an alignment's next", &block);
+            aligns.first_mut().unwrap().next ^= 1;
+        }
+        block.n_segments = 0;
+        block.n_alignments = 0;
+        if !segs.is_empty() || !aligns.is_empty() {
+            expect_differs("the arrays' lengths", &block);
+        }
+    }
+    assert!(changed > 300, "too few blocks to change: {changed}");
 }
 
 /// Without earlier alignments every speculative result is accepted and is the call's.
@@ -211,6 +260,9 @@ fn ahead_pool_with_gpu_matches_one_by_one() {
         let run = |j: &YdropJob| {
             let (mut one, mut env) = (YdropResult::EMPTY, Envelope::default());
             run_recorded(j, &mut one, &mut env);
+            // (a CPU worker keeps the block it ran under)
+            // SAFETY: a non-null bounds points to a case's block, alive here.
+            env.ran_under = (!j.bounds.is_null()).then(|| Arc::new(BoundsCopy::of(unsafe { &*j.bounds })));
             (outcome(&mut one), env)
         };
         let got = (outcome(&mut r), e);

@@ -37,11 +37,12 @@ fn check_many(what: &str, seed: u64, n: u64, gen: &(dyn Fn(&mut Rng) -> Case + S
                 let case = gen(&mut case_rng(seed, i));
                 let j = case.job();
                 let (o, t) = (oracle(&j), twin(&j));
-                if o != t {
+                let v = vectors_differ(&j, &t);
+                if o != t || v.is_some() {
                     let mut b = bad.lock().unwrap();
                     if b.len() < 3 {
                         eprintln!(
-                            "{what}: MISMATCH case {i} (replay with YDROP_TWIN_SEED={seed} YDROP_TWIN_ONLY={i})\n  oracle {o:?}\n  twin   {t:?}\n  {}",
+                            "{what}: MISMATCH case {i} (replay with YDROP_TWIN_SEED={seed} YDROP_TWIN_ONLY={i})\n  oracle {o:?}\n  twin   {t:?}\n  vector {v:?} (None: the same)\n  {}",
                             case.describe()
                         );
                     }
@@ -55,11 +56,12 @@ fn check_many(what: &str, seed: u64, n: u64, gen: &(dyn Fn(&mut Rng) -> Case + S
     b
 }
 
-/// Twin and oracle agree on `case`; returns the outcome.
+/// Twin (both sweeps) and oracle agree on `case`; returns the outcome.
 fn same(case: &Case) -> Outcome {
     let j = case.job();
     let (o, t) = (oracle(&j), twin(&j));
     assert_eq!(t, o, "twin differs from the oracle on\n  {}", case.describe());
+    assert_eq!(vectors_differ(&j, &t), None, "a vector sweep differs from the spec on\n  {}", case.describe());
     o
 }
 

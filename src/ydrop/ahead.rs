@@ -20,7 +20,7 @@
 //! thread runs its batch on the twin and leaves the rest to the CPU workers.
 
 use super::twin::{self, shadow::Envelope};
-use super::{gpu, YdropAlignment, YdropBounds, YdropJob, YdropResult, YdropSegment};
+use super::{gpu, BoundsCopy, YdropJob, YdropResult};
 use crate::engine::BackendChoice;
 use crate::gpu::GpuRuntime;
 use crate::{Error, Result};
@@ -42,26 +42,8 @@ pub enum Taken {
     NotStarted,
 }
 
-/// A job's bounds block with its arrays, owned: the caller may reuse its block once submit returns.
-struct OwnedBounds {
-    block: YdropBounds,
-    _segments: Vec<YdropSegment>,
-    _alignments: Vec<YdropAlignment>,
-}
-
-// SAFETY: the block points only into the vectors kept with it, which nothing mutates.
-unsafe impl Send for OwnedBounds {}
-
-impl OwnedBounds {
-    fn copy(b: &YdropBounds) -> Box<OwnedBounds> {
-        let (segments, alignments) = (b.segments().to_vec(), b.alignments().to_vec());
-        let block = YdropBounds { segments: segments.as_ptr(), alignments: alignments.as_ptr(), ..*b };
-        Box::new(OwnedBounds { block, _segments: segments, _alignments: alignments })
-    }
-}
-
 enum Slot {
-    Queued(YdropJob, u64, Option<Box<OwnedBounds>>),
+    Queued(YdropJob, u64, Option<Arc<BoundsCopy>>),
     Running {
         cancelled: bool,
     },
@@ -154,7 +136,7 @@ impl Ahead {
     pub fn submit(&self, job: &YdropJob, priority: u64) -> Result<Ticket> {
         job.check(0)?;
         // SAFETY: checked above: a non-null bounds points to a live, well-formed block.
-        let bounds = (!job.bounds.is_null()).then(|| OwnedBounds::copy(unsafe { &*job.bounds }));
+        let bounds = (!job.bounds.is_null()).then(|| Arc::new(BoundsCopy::of(unsafe { &*job.bounds })));
         let mut st = self.shared.lock();
         let t = st.next;
         st.next += 1;
@@ -267,13 +249,14 @@ fn work(shared: &Shared) {
             unreachable!("a queued ticket has a queued slot")
         };
         if let Some(b) = &bounds {
-            job.bounds = &b.block;
+            job.bounds = b.block();
         }
         st.running += 1;
         drop(st);
         let outcome = std::panic::catch_unwind(|| {
             let (mut r, mut e) = (YdropResult::EMPTY, Envelope::default());
             twin::shadow::run_recorded(&job, &mut r, &mut e);
+            e.ran_under = bounds;
             (r, e)
         });
         st = shared.lock();

@@ -273,6 +273,52 @@ impl YdropJob {
     }
 }
 
+/// A bounds block with its arrays, owned (a job computed ahead keeps the one it ran under).
+pub struct BoundsCopy {
+    block: YdropBounds,
+    segments: Vec<YdropSegment>,
+    alignments: Vec<YdropAlignment>,
+}
+
+// SAFETY: the block points only into the vectors kept with it, which nothing mutates.
+unsafe impl Send for BoundsCopy {}
+unsafe impl Sync for BoundsCopy {}
+
+impl BoundsCopy {
+    pub fn of(b: &YdropBounds) -> BoundsCopy {
+        let (segments, alignments) = (b.segments().to_vec(), b.alignments().to_vec());
+        let block = YdropBounds { segments: segments.as_ptr(), alignments: alignments.as_ptr(), ..*b };
+        BoundsCopy { block, segments, alignments }
+    }
+
+    pub fn block(&self) -> &YdropBounds {
+        &self.block
+    }
+
+    /// Whether `b` holds the same values (a sweep is a function of its job's values and these).
+    pub fn same_as(&self, b: &YdropBounds) -> bool {
+        let (x, y) = (&self.block, b);
+        (x.anchor1, x.anchor2, x.left_align, x.right_align, x.left_seg, x.right_seg, x.above_list, x.below_list, x.rows)
+            == (y.anchor1, y.anchor2, y.left_align, y.right_align, y.left_seg, y.right_seg, y.above_list, y.below_list, y.rows)
+            && self.segments[..] == *y.segments()
+            && self.alignments[..] == *y.alignments()
+    }
+}
+
+impl std::fmt::Debug for BoundsCopy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "BoundsCopy({} segments, {} alignments)", self.segments.len(), self.alignments.len())
+    }
+}
+
+impl PartialEq for BoundsCopy {
+    fn eq(&self, other: &BoundsCopy) -> bool {
+        self.same_as(&other.block)
+    }
+}
+
+impl Eq for BoundsCopy {}
+
 impl YdropBounds {
     pub fn segments(&self) -> &[YdropSegment] {
         slice(self.segments, self.n_segments)

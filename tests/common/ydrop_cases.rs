@@ -167,9 +167,20 @@ pub fn oracle(j: &YdropJob) -> Outcome {
     outcome(&mut r)
 }
 
+/// The twin's spec sweep (one cell at a time).
 pub fn twin(j: &YdropJob) -> Outcome {
+    twin_by(j, ydrop::twin::Sweep::Spec)
+}
+
+/// The twin's row-parallel sweeps this CPU has (each the spec's where the call does not allow it): the
+/// first whose outcome differs from `want`, if any.
+pub fn vectors_differ(j: &YdropJob, want: &Outcome) -> Option<(ydrop::twin::Sweep, Outcome)> {
+    ydrop::twin::Sweep::vectors().into_iter().map(|s| (s, twin_by(j, s))).find(|(_, o)| o != want)
+}
+
+pub fn twin_by(j: &YdropJob, sweep: ydrop::twin::Sweep) -> Outcome {
     let mut r = YdropResult::EMPTY;
-    ydrop::twin::one_sided(j, &mut r);
+    ydrop::twin::one_sided_by(j, &mut r, sweep);
     assert!(r.n_ops > 0 || r.ops.is_null(), "empty script must be null");
     outcome(&mut r)
 }

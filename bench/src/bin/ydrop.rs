@@ -1,6 +1,7 @@
 //! `ydrop --dump FILE`: times the y-drop engines on the calls of a LASTZ run, dumped by the patched LASTZ
 //! (`WARPALIGN_DUMP=FILE`, see src/ydrop/dump.rs; `.gz` read as such), every call run without its earlier
-//! alignments (as LASTZ's extensions computed ahead run): (a) the twin on one thread (with `--one-thread`), (b) the twin over all
+//! alignments (as LASTZ's extensions computed ahead run): (a) the twin on one thread (with `--one-thread`; its spec sweep and its
+//! vector sweep, whose results and envelopes must be equal), (b) the twin over all
 //! cores (rayon), (c) the GPU batch of all calls, (d) the GPU in waves of `--wave K` calls in LASTZ's order,
 //! one batch after the other (what a pool handing waves of anchors ahead to the GPU would see). Every GPU
 //! result is checked against the twin's (a mismatch is printed and the exit status is 1). Each timing is
@@ -15,7 +16,7 @@ use std::time::Instant;
 use warpalign::gpu::GpuRuntime;
 use warpalign::ydrop::dump::{parse_dump, DumpedJob};
 use warpalign::ydrop::gpu::one_sided_batch_gpu;
-use warpalign::ydrop::twin;
+use warpalign::ydrop::twin::{self, Sweep};
 use warpalign::ydrop::{YdropJob, YdropResult};
 
 type Outcome = (i32, u32, u32, i32, Vec<u32>);
@@ -36,10 +37,10 @@ fn best_of<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, T) {
     (best, last.expect("one run"))
 }
 
-fn twin_all(jobs: &[YdropJob], parallel: bool) -> Vec<Outcome> {
+fn twin_all(jobs: &[YdropJob], parallel: bool, sweep: Sweep) -> Vec<Outcome> {
     let one = |j: &YdropJob| {
         let mut r = YdropResult::EMPTY;
-        twin::one_sided(j, &mut r);
+        twin::one_sided_by(j, &mut r, sweep);
         let o = outcome(&r);
         r.release();
         o
@@ -111,60 +112,82 @@ fn main() {
     let threads = rayon::current_num_threads();
 
     let c0 = twin::cells_swept();
-    let want = twin_all(&jobs, true);
+    let want = twin_all(&jobs, true, Sweep::Spec);
     let cells = twin::cells_swept() - c0;
     println!("{} calls (run without their earlier alignments), {:.3} Gcells", jobs.len(), cells as f64 / 1e9);
     let rate = |t: f64| format!("{t:.4} s, {:.2} Gcells/s", cells as f64 / 1e9 / t);
+    let bad = std::cell::Cell::new(0usize);
+    let check = |name: &str, got: &[Outcome]| {
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            if g != w {
+                bad.set(bad.get() + 1);
+                if bad.get() <= 5 {
+                    eprintln!("mismatch ({name}) call {i}: {:?} twin {:?}", (g.0, g.1, g.2, g.3, g.4.len()), (w.0, w.1, w.2, w.3, w.4.len()));
+                }
+            }
+        }
+    };
+    let name_of = |s: Sweep| match s {
+        Sweep::Spec => "spec sweep",
+        Sweep::Lanes8 => "vector sweep, 8 lanes (AVX2)",
+        Sweep::Lanes16 => "vector sweep, 16 lanes (AVX-512)",
+    };
+    let sweeps: Vec<Sweep> = std::iter::once(Sweep::Spec).chain(Sweep::vectors()).collect();
     if one_thread {
-        let t = Instant::now();
-        let mut rows = 0u64;
-        let mut sizes: Vec<u64> = jobs
-            .iter()
-            .map(|j| {
+        let mut envs = Vec::new();
+        for &sweep in &sweeps {
+            let name = name_of(sweep);
+            let t = Instant::now();
+            let mut rows = 0u64;
+            let mut sizes: Vec<u64> = Vec::with_capacity(jobs.len());
+            let mut env_of = Vec::with_capacity(jobs.len());
+            for j in &jobs {
                 let c0 = twin::cells_swept();
                 let (mut r, mut e) = (YdropResult::EMPTY, twin::shadow::Envelope::default());
-                twin::shadow::run_recorded(j, &mut r, &mut e);
+                twin::shadow::run_recorded_by(j, &mut r, &mut e, sweep);
                 r.release();
                 rows += e.rows() as u64;
-                twin::cells_swept() - c0
-            })
-            .collect();
-        println!("  (a) twin, 1 thread           {}", rate(t.elapsed().as_secs_f64()));
-        sizes.sort_unstable_by(|x, y| y.cmp(x));
-        let top: Vec<String> = sizes.iter().take(8).map(|c| format!("{:.1}M", *c as f64 / 1e6)).collect();
-        println!("      largest calls (cells): {}; median {:.2}M", top.join(" "), sizes[sizes.len() / 2] as f64 / 1e6);
-        println!("      {rows} rows, {:.0} cells a row", cells as f64 / rows as f64);
+                sizes.push(twin::cells_swept() - c0);
+                env_of.push(e);
+            }
+            println!("  (a) twin, 1 thread, {name:28} {}", rate(t.elapsed().as_secs_f64()));
+            envs.push(env_of);
+            if sweep == Sweep::Spec {
+                sizes.sort_unstable_by(|x, y| y.cmp(x));
+                let top: Vec<String> = sizes.iter().take(8).map(|c| format!("{:.1}M", *c as f64 / 1e6)).collect();
+                println!("      largest calls (cells): {}; median {:.2}M", top.join(" "), sizes[sizes.len() / 2] as f64 / 1e6);
+                println!("      {rows} rows, {:.0} cells a row", cells as f64 / rows as f64);
+            }
+        }
+        let differ: usize = envs[1..].iter().map(|e| envs[0].iter().zip(e).filter(|(a, b)| a != b).count()).sum();
+        println!("      envelopes differing from the spec's: {differ}");
+        bad.set(bad.get() + differ);
     }
-    let (tn, _) = best_of(reps, || twin_all(&jobs, true));
-    println!("  (b) twin, {threads:2} threads         {}", rate(tn));
+    let mut tn = f64::INFINITY;
+    for &sweep in &sweeps {
+        let (t, got) = best_of(reps, || twin_all(&jobs, true, sweep));
+        check(name_of(sweep), &got);
+        println!("  (b) twin, {threads:2} threads, {:32} {}", name_of(sweep), rate(t));
+        tn = tn.min(t);
+    }
 
     let rt = match GpuRuntime::start() {
         Ok(rt) => rt,
         Err(e) => {
             println!("  (c) GPU: skipped: no GPU ({e})");
-            return;
-        }
-    };
-    let mut bad = 0usize;
-    let mut check = |name: &str, got: &[Outcome]| {
-        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
-            if g != w {
-                bad += 1;
-                if bad <= 5 {
-                    eprintln!("mismatch ({name}) call {i}: GPU {:?} twin {:?}", (g.0, g.1, g.2, g.3, g.4.len()), (w.0, w.1, w.2, w.3, w.4.len()));
-                }
-            }
+            println!("mismatches {}", bad.get());
+            std::process::exit((bad.get() > 0) as i32);
         }
     };
     let _ = gpu_all(&rt, &jobs, jobs.len());
     let (tg, got) = best_of(reps, || gpu_all(&rt, &jobs, jobs.len()));
-    check("all", &got);
+    check("GPU, all", &got);
     println!("  (c) GPU, one batch           {}  ({:.1}x the twin on {threads} threads)", rate(tg), tn / tg);
     for w in waves {
         let (tw, got) = best_of(reps, || gpu_all(&rt, &jobs, w));
-        check(&format!("wave {w}"), &got);
+        check(&format!("GPU, wave {w}"), &got);
         println!("  (d) GPU, waves of {w:5}      {}  ({} waves, {:.2} ms each)", rate(tw), jobs.len().div_ceil(w), tw * 1e3 / jobs.len().div_ceil(w) as f64);
     }
-    println!("mismatches {bad}");
-    std::process::exit((bad > 0) as i32);
+    println!("mismatches {}", bad.get());
+    std::process::exit((bad.get() > 0) as i32);
 }

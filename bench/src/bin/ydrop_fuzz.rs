@@ -6,7 +6,10 @@
 //! instead; the jobs its kernel does not take run on the twin inside the batch. The batch runs with envelopes
 //! (`one_sided_batch_gpu_recorded`), which must also equal the twin's (`twin::shadow::run_recorded`).
 //!
-//! usage: ydrop_fuzz CASES SEED [constrained] [gpu]
+//! With `vector`, each vector sweep this CPU has (twin::Sweep::vectors: AVX-512, AVX2) is compared with the
+//! spec sweep instead, result and envelope (`run_recorded_by`), on all cores.
+//!
+//! usage: ydrop_fuzz CASES SEED [constrained] [gpu | vector]
 //!
 //! Prints `cases N, mismatches M` (and the first mismatching jobs, with their index); exit status 1 on any
 //! mismatch, 2 on bad usage or, with `gpu`, no usable GPU. Case i depends only on (SEED, i).
@@ -20,7 +23,8 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use warpalign::gpu::GpuRuntime;
-use warpalign::ydrop::twin::shadow::{run_recorded, Envelope};
+use warpalign::ydrop::twin::shadow::{run_recorded, run_recorded_by, Envelope};
+use warpalign::ydrop::twin::Sweep;
 use warpalign::ydrop::{gpu, YdropJob, YdropResult};
 
 const MAX_LEN: usize = 3000;
@@ -66,6 +70,32 @@ fn twin_vs_oracle(cases: u64, seed: u64, pool: &[Arc<Matrix>], constrained: bool
         }
     });
     mismatches.into_inner().unwrap()
+}
+
+/// Each vector sweep vs the spec sweep, results and envelopes, on all cores; the mismatching cases.
+fn vector_vs_spec(cases: u64, seed: u64, pool: &[Arc<Matrix>], constrained: bool) -> usize {
+    let sweeps = Sweep::vectors();
+    eprintln!("vector sweeps: {sweeps:?}");
+    let bad = AtomicU64::new(0);
+    (0..cases).into_par_iter().for_each(|i| {
+        let c = case(seed, i, pool, constrained);
+        let j = c.job();
+        let run = |sweep| {
+            let (mut r, mut e) = (YdropResult::EMPTY, Envelope::default());
+            let extent = run_recorded_by(&j, &mut r, &mut e, sweep);
+            let o: Outcome = (r.score, r.end1, r.end2, r.truncated, r.ops().to_vec());
+            r.release();
+            (o, e, extent)
+        };
+        let want = run(Sweep::Spec);
+        for &s in &sweeps {
+            let got = run(s);
+            if got != want && bad.fetch_add(1, Ordering::Relaxed) < 5 {
+                report(i, &format!("{s:?}"), &want.0, &got.0, &c);
+            }
+        }
+    });
+    bad.into_inner() as usize
 }
 
 /// GPU batches vs twin; the mismatching cases.
@@ -115,11 +145,12 @@ fn main() {
     let flags = &args[3.min(args.len())..];
     let constrained = flags.iter().any(|f| f == "constrained");
     let on_gpu = flags.iter().any(|f| f == "gpu");
-    let known = flags.iter().all(|f| f == "constrained" || f == "gpu");
+    let vector = flags.iter().any(|f| f == "vector");
+    let known = flags.iter().all(|f| f == "constrained" || f == "gpu" || f == "vector") && !(on_gpu && vector);
     let (cases, seed) = match (args.get(1).and_then(|v| v.parse::<u64>().ok()), args.get(2).and_then(|v| v.parse::<u64>().ok())) {
         (Some(c), Some(s)) if known => (c, s),
         _ => {
-            eprintln!("usage: ydrop_fuzz CASES SEED [constrained] [gpu]");
+            eprintln!("usage: ydrop_fuzz CASES SEED [constrained] [gpu | vector]");
             std::process::exit(2);
         }
     };
@@ -131,6 +162,8 @@ fn main() {
             std::process::exit(2);
         });
         gpu_vs_twin(&rt, cases, seed, &pool, constrained)
+    } else if vector {
+        vector_vs_spec(cases, seed, &pool, constrained)
     } else {
         twin_vs_oracle(cases, seed, &pool, constrained)
     };

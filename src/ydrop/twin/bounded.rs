@@ -33,6 +33,8 @@ struct Active {
 }
 
 pub(crate) struct Bounded<'a> {
+    block: &'a YdropBounds,
+    n: u32,
     segs: &'a [YdropSegment],
     aligns: &'a [YdropAlignment],
     reversed: bool,
@@ -86,6 +88,8 @@ impl<'a> Bounded<'a> {
             }
         }
         Bounded {
+            block: b,
+            n,
             segs,
             aligns,
             reversed,
@@ -308,6 +312,10 @@ impl Constraints for Bounded<'_> {
             }
         }
         out.truncate(w);
+    }
+
+    fn restart(&mut self) {
+        *self = Bounded::new(self.block, self.reversed, self.n);
     }
 
     fn right_limit(&self, n: u32) -> i64 {

@@ -9,6 +9,7 @@ mod bounded;
 pub mod shadow;
 mod sweep;
 mod traceback;
+mod vector;
 
 use super::{YdropJob, YdropResult, TRUNC_BOUNDS, TRUNC_FIRST_ROW, TRUNC_MIDWAY, TRUNC_NONE};
 use std::cell::RefCell;
@@ -29,6 +30,8 @@ pub(crate) trait Constraints {
     fn right_limit(&self, n: u32) -> i64;
     /// After a row: the right bounds `lo..=hi` were each compared with `right_limit` (for [`shadow`]).
     fn limit_tested(&mut self, _lo: u32, _hi: u32) {}
+    /// Back to the state before the first row (a sweep that gave up is run again by another).
+    fn restart(&mut self);
 }
 
 /// No earlier alignment bounds or masks the DP.
@@ -44,6 +47,46 @@ impl Constraints for Unconstrained {
     fn right_limit(&self, n: u32) -> i64 {
         n as i64
     }
+    fn restart(&mut self) {}
+}
+
+/// Which sweep fills a call's DP: the same results either way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sweep {
+    /// One cell at a time, as LASTZ does (sweep.rs, the spec).
+    Spec,
+    /// Row-parallel, 8 columns at a time (AVX2; vector.rs), where the CPU and the call allow; the spec
+    /// otherwise.
+    Lanes8,
+    /// Row-parallel, 16 columns at a time (AVX-512), likewise.
+    Lanes16,
+}
+
+impl Sweep {
+    /// The vector sweeps this CPU runs, widest first.
+    pub fn vectors() -> Vec<Sweep> {
+        [Sweep::Lanes16, Sweep::Lanes8].into_iter().filter(|s| vector::available(s.lanes())).collect()
+    }
+
+    fn lanes(self) -> usize {
+        match self {
+            Sweep::Spec => 1,
+            Sweep::Lanes8 => 8,
+            Sweep::Lanes16 => 16,
+        }
+    }
+}
+
+/// The sweep calls take: the widest vector sweep of this CPU, unless `WARPALIGN_YDROP_SWEEP` says `spec`,
+/// `8` or `16`.
+pub fn default_sweep() -> Sweep {
+    static CHOICE: std::sync::OnceLock<Sweep> = std::sync::OnceLock::new();
+    *CHOICE.get_or_init(|| match std::env::var("WARPALIGN_YDROP_SWEEP").as_deref() {
+        Ok("spec") => Sweep::Spec,
+        Ok("8") => Sweep::Lanes8,
+        Ok("16") => Sweep::Lanes16,
+        _ => Sweep::vectors().first().copied().unwrap_or(Sweep::Spec),
+    })
 }
 
 /// DP cells the twin has swept in this process (every thread; each visited or prolonged cell once).
@@ -55,7 +98,7 @@ pub fn cells_swept() -> u64 {
 }
 
 thread_local! {
-    static SCRATCH: RefCell<(Scratch, Vec<u32>)> = RefCell::new(Default::default());
+    static SCRATCH: RefCell<(Scratch, Vec<u32>, vector::Rows)> = RefCell::new(Default::default());
 }
 
 /// How much of a job's sequences a call read: `a[..a]` and `b[..b]`.
@@ -68,17 +111,22 @@ pub struct Extent {
 /// `ydrop_one_sided_align` for one job (its bounds, if any, checked well-formed); `out` is overwritten (not freed). Returns the
 /// prefixes of the sequences it read.
 pub fn one_sided(job: &YdropJob, out: &mut YdropResult) -> Extent {
+    one_sided_by(job, out, default_sweep())
+}
+
+/// [`one_sided`] with the given sweep.
+pub fn one_sided_by(job: &YdropJob, out: &mut YdropResult, sweep: Sweep) -> Extent {
     if job.bounds.is_null() {
-        one_sided_with(job, out, &mut Unconstrained)
+        one_sided_with(job, out, &mut Unconstrained, sweep)
     } else {
         // SAFETY: the job's contract: a non-null bounds points to a live, well-formed block.
         let bounds = unsafe { &*job.bounds };
-        one_sided_with(job, out, &mut bounded::Bounded::new(bounds, job.reversed != 0, job.n))
+        one_sided_with(job, out, &mut bounded::Bounded::new(bounds, job.reversed != 0, job.n), sweep)
     }
 }
 
 /// [`one_sided`] under the given constraints (the job's `bounds` is not read).
-fn one_sided_with<K: Constraints>(job: &YdropJob, out: &mut YdropResult, constraints: &mut K) -> Extent {
+fn one_sided_with<K: Constraints>(job: &YdropJob, out: &mut YdropResult, constraints: &mut K, sweep: Sweep) -> Extent {
     *out = YdropResult::EMPTY;
     if job.m == 0 || job.n == 0 {
         return Extent::default();
@@ -105,8 +153,15 @@ fn one_sided_with<K: Constraints>(job: &YdropJob, out: &mut YdropResult, constra
         trim_to_peak: job.trim_to_peak != 0,
         tb_len: job.tb_size as i32,
     };
-    SCRATCH.with_borrow_mut(|(scratch, ops)| {
-        let f = sweep::fill(a, b, &params, constraints, scratch);
+    SCRATCH.with_borrow_mut(|(scratch, ops, rows)| {
+        let vector = match sweep {
+            Sweep::Spec => None,
+            _ => vector::fill(a, b, &params, constraints, scratch, rows, sweep.lanes()),
+        };
+        let f = vector.unwrap_or_else(|| {
+            constraints.restart();
+            sweep::fill(a, b, &params, constraints, scratch)
+        });
         // (one traceback byte per cell)
         CELLS.fetch_add(scratch.tb.len() as u64, std::sync::atomic::Ordering::Relaxed);
         if f.beyond_bounds {

@@ -11,7 +11,7 @@
 //! induction each row then starts from the same state and does the same work. A row the real block does
 //! not serve, or any difference, rejects the result (the caller runs the call).
 
-use super::{bounded::Bounded, one_sided_with, Constraints, Extent, Unconstrained};
+use super::{bounded::Bounded, default_sweep, one_sided_with, Constraints, Extent, Sweep, Unconstrained};
 use crate::ydrop::{YdropJob, YdropResult};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +38,9 @@ pub struct Envelope {
     masks: Vec<u32>,
     /// The run had constraints (a snapshot block).
     constrained: bool,
+    /// The block the run had, when kept (jobs computed ahead keep it): a call with the same values needs no
+    /// replay.
+    pub ran_under: Option<std::sync::Arc<crate::ydrop::BoundsCopy>>,
 }
 
 impl Envelope {
@@ -67,7 +70,7 @@ impl Envelope {
                 }
             })
             .collect();
-        Envelope { rows, masks: Vec::new(), constrained: false }
+        Envelope { rows, masks: Vec::new(), constrained: false, ran_under: None }
     }
 }
 
@@ -121,21 +124,32 @@ impl<K: Constraints> Constraints for Recorder<'_, K> {
         let r = self.env.rows.last_mut().expect("a row was entered");
         (r.lo, r.hi, r.nn, r.tested) = (lo, hi, nn, true);
     }
+    fn restart(&mut self) {
+        self.inner.restart();
+        self.env.rows.clear();
+        self.env.masks.clear();
+    }
 }
 
 /// `ydrop_one_sided_align` for `job` under its own `bounds` (the earlier alignments known when it runs, or
 /// none), recording its envelope into `env`; as [`super::one_sided`] otherwise.
 pub fn run_recorded(job: &YdropJob, out: &mut YdropResult, env: &mut Envelope) -> Extent {
+    run_recorded_by(job, out, env, default_sweep())
+}
+
+/// [`run_recorded`] with the given sweep.
+pub fn run_recorded_by(job: &YdropJob, out: &mut YdropResult, env: &mut Envelope, sweep: Sweep) -> Extent {
+    env.ran_under = None;
     env.rows.clear();
     env.masks.clear();
     env.constrained = !job.bounds.is_null();
     if job.bounds.is_null() {
-        one_sided_with(job, out, &mut Recorder { inner: Unconstrained, env, n: job.n })
+        one_sided_with(job, out, &mut Recorder { inner: Unconstrained, env, n: job.n }, sweep)
     } else {
         // SAFETY: the job's contract: a non-null bounds points to a live, well-formed block.
         let bounds = unsafe { &*job.bounds };
         let inner = Bounded::new(bounds, job.reversed != 0, job.n);
-        one_sided_with(job, out, &mut Recorder { inner, env, n: job.n })
+        one_sided_with(job, out, &mut Recorder { inner, env, n: job.n }, sweep)
     }
 }
 
@@ -150,6 +164,9 @@ pub fn unaffected(env: &Envelope, job: &YdropJob) -> bool {
     }
     // SAFETY: the job's contract: a non-null bounds points to a live, well-formed block.
     let bounds = unsafe { &*job.bounds };
+    if env.ran_under.as_ref().is_some_and(|b| b.same_as(bounds)) {
+        return true;
+    }
     replay(env, &mut Bounded::new(bounds, job.reversed != 0, job.n), job.n)
 }
 
