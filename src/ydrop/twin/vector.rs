@@ -24,6 +24,8 @@ const ROW_GAP_MAX: i64 = 1 << 24;
 const PAD: usize = 16;
 /// Cells after the last column a row visits: a chunk of 16 may write 15 past it.
 const TAIL: usize = 16;
+/// No such column in a row (RowOut).
+const NO_POS: usize = usize::MAX;
 
 /// Per-thread rows reused across calls.
 #[derive(Default)]
@@ -247,13 +249,14 @@ fn fill_admitted<K: Constraints>(
             // SAFETY: scan_row wrote the row's width bytes.
             unsafe { s.tb.set_len(tb_at + width) };
             i_end = out.i_end;
-            if let Some(f) = out.first_live {
-                first_live = Some(ly0 + f as u32);
+            if out.first_live != NO_POS {
+                first_live = Some(ly0 + out.first_live as u32);
                 np_col = ly0 + out.last_live as u32;
             }
             best = out.best;
             boundary = out.boundary;
-            let (eb, ebb) = (out.ev_best.map_or(-1, |e| e as i64), out.ev_bnd.map_or(-1, |e| e as i64));
+            let pos = |e: usize| if e == NO_POS { -1 } else { e as i64 };
+            let (eb, ebb) = (pos(out.ev_best), pos(out.ev_bnd));
             if eb >= 0 || ebb >= 0 {
                 end1 = row;
                 end_is_boundary = ebb >= eb;
@@ -314,12 +317,12 @@ struct RowConsts {
     bnd_col: usize,
 }
 
-/// What a row's scan leaves (offsets from the row's first column).
+/// What a row's scan leaves (offsets from the row's first column; NO_POS for none).
 struct RowOut {
-    first_live: Option<usize>,
+    first_live: usize,
     last_live: usize,
-    ev_best: Option<usize>,
-    ev_bnd: Option<usize>,
+    ev_best: usize,
+    ev_bnd: usize,
     best: i32,
     boundary: i32,
     /// The insertion score entering the column after the row.
@@ -392,8 +395,15 @@ unsafe fn scan_row8(
     let link_i_ext = _mm256_set1_epi32(4);
     let link_gap_d = _mm256_set1_epi32(14); // FROM_D | I_EXTEND | D_EXTEND
 
-    let mut out =
-        RowOut { first_live: None, last_live: 0, ev_best: None, ev_bnd: None, best, boundary, i_end: NEG_INF };
+    let mut out = RowOut {
+        first_live: NO_POS,
+        last_live: NO_POS,
+        ev_best: NO_POS,
+        ev_bnd: NO_POS,
+        best,
+        boundary,
+        i_end: NEG_INF,
+    };
     let last = _mm256_set1_epi32(7);
     // carries in every lane: the insertion score entering the next column (never below NEG_INF: see the
     // kernel), the best and the boundary so far
@@ -434,8 +444,17 @@ unsafe fn scan_row8(
             let c = _mm256_max_epi32(s, _mm256_max_epi32(d, iv));
             // the best before each cell: substitution-ended cells only
             let sub_ended = _mm256_andnot_si256(gap, act);
-            let bi = incl_max(_mm256_blendv_epi8(min, s, sub_ended), min);
-            let bx = _mm256_max_epi32(shift_in(bi, min), best_v);
+            // (no substitution-ended cell reaching the best so far: the best before each cell is it)
+            let reaches = _mm256_andnot_si256(_mm256_cmpgt_epi32(best_v, s), sub_ended);
+            let (bx, best_next) = if _mm256_testz_si256(reaches, reaches) != 0 {
+                (best_v, best_v)
+            } else {
+                let bi = incl_max(_mm256_blendv_epi8(min, s, sub_ended), min);
+                (
+                    _mm256_max_epi32(shift_in(bi, min), best_v),
+                    _mm256_max_epi32(best_v, _mm256_permutevar8x32_epi32(bi, last)),
+                )
+            };
             let pruned = _mm256_and_si256(act, _mm256_cmpgt_epi32(_mm256_sub_epi32(bx, ydv), c));
             let live = _mm256_andnot_si256(pruned, act);
             let live_sub = _mm256_andnot_si256(pruned, sub_ended);
@@ -461,17 +480,13 @@ unsafe fn scan_row8(
                 _mm256_permutevar8x32_epi32(_mm256_packus_epi16(p16, p16), _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0));
             _mm_storel_epi64(tb.add(j) as *mut __m128i, _mm256_castsi256_si128(p8));
 
+            // (selects, not branches: these bits follow the data)
             let live_bits = bits(live);
-            if live_bits != 0 {
-                if out.first_live.is_none() {
-                    out.first_live = Some(j + live_bits.trailing_zeros() as usize);
-                }
-                out.last_live = j + 31 - live_bits.leading_zeros() as usize;
-            }
+            let first = if live_bits != 0 { j + live_bits.trailing_zeros() as usize } else { NO_POS };
+            out.first_live = out.first_live.min(first);
+            out.last_live = if live_bits != 0 { j + 31 - live_bits.leading_zeros() as usize } else { out.last_live };
             let raise_bits = bits(raises);
-            if raise_bits != 0 {
-                out.ev_best = Some(j + 31 - raise_bits.leading_zeros() as usize);
-            }
+            out.ev_best = if raise_bits != 0 { j + 31 - raise_bits.leading_zeros() as usize } else { out.ev_best };
             if k.bnd_all || (k.bnd_col >= j && k.bnd_col < j + valid) {
                 let cand = if k.bnd_all {
                     live_sub
@@ -482,11 +497,11 @@ unsafe fn scan_row8(
                 let bbx = _mm256_max_epi32(shift_in(bbi, min), bnd_v);
                 let bnd_bits = bits(_mm256_andnot_si256(_mm256_cmpgt_epi32(bbx, s), cand));
                 if bnd_bits != 0 {
-                    out.ev_bnd = Some(j + 31 - bnd_bits.leading_zeros() as usize);
+                    out.ev_bnd = j + 31 - bnd_bits.leading_zeros() as usize;
                 }
                 bnd_v = _mm256_max_epi32(bnd_v, _mm256_permutevar8x32_epi32(bbi, last));
             }
-            best_v = _mm256_max_epi32(best_v, _mm256_permutevar8x32_epi32(bi, last));
+            best_v = best_next;
             let zmax = _mm256_max_epi32(_mm256_permutevar8x32_epi32(zi, last), ic);
             ic = if valid == 8 {
                 _mm256_max_epi32(neg, _mm256_sub_epi32(zmax, e_8))
@@ -555,8 +570,15 @@ unsafe fn scan_row16(
     let (link_d_ext, link_i_ext) = (_mm512_set1_epi32(8), _mm512_set1_epi32(4));
     let (link_gap_i, link_gap_d) = (_mm512_set1_epi32(13), _mm512_set1_epi32(14));
 
-    let mut out =
-        RowOut { first_live: None, last_live: 0, ev_best: None, ev_bnd: None, best, boundary, i_end: NEG_INF };
+    let mut out = RowOut {
+        first_live: NO_POS,
+        last_live: NO_POS,
+        ev_best: NO_POS,
+        ev_bnd: NO_POS,
+        best,
+        boundary,
+        i_end: NEG_INF,
+    };
     let mut ic = neg;
     let mut best_v = _mm512_set1_epi32(best);
     let mut bnd_v = _mm512_set1_epi32(boundary);
@@ -588,8 +610,16 @@ unsafe fn scan_row16(
             let gap = d_gt_s | _mm512_cmpgt_epi32_mask(iv, s);
             let c = _mm512_max_epi32(s, _mm512_max_epi32(d, iv));
             let sub_ended = act & !gap;
-            let bi = incl_max16(_mm512_mask_mov_epi32(min, sub_ended, s), min);
-            let bx = _mm512_max_epi32(_mm512_alignr_epi32::<15>(bi, min), best_v);
+            // (no substitution-ended cell reaching the best so far: the best before each cell is it)
+            let (bx, best_next) = if sub_ended & !_mm512_cmpgt_epi32_mask(best_v, s) == 0 {
+                (best_v, best_v)
+            } else {
+                let bi = incl_max16(_mm512_mask_mov_epi32(min, sub_ended, s), min);
+                (
+                    _mm512_max_epi32(_mm512_alignr_epi32::<15>(bi, min), best_v),
+                    _mm512_max_epi32(best_v, _mm512_permutexvar_epi32(last, bi)),
+                )
+            };
             let pruned = act & _mm512_cmpgt_epi32_mask(_mm512_sub_epi32(bx, ydv), c);
             let live = act & !pruned;
             let live_sub = sub_ended & !pruned;
@@ -608,27 +638,24 @@ unsafe fn scan_row16(
             let link = _mm512_maskz_mov_epi32(!pruned, _mm512_mask_mov_epi32(link_sub, gap, link_gap));
             _mm_storeu_si128(tb.add(j) as *mut __m128i, _mm512_cvtepi32_epi8(link));
 
+            // (selects, not branches: these bits follow the data)
             let live_bits = live as u32;
-            if live_bits != 0 {
-                if out.first_live.is_none() {
-                    out.first_live = Some(j + live_bits.trailing_zeros() as usize);
-                }
-                out.last_live = j + 31 - live_bits.leading_zeros() as usize;
-            }
-            if raises != 0 {
-                out.ev_best = Some(j + 31 - (raises as u32).leading_zeros() as usize);
-            }
+            let first = if live_bits != 0 { j + live_bits.trailing_zeros() as usize } else { NO_POS };
+            out.first_live = out.first_live.min(first);
+            out.last_live = if live_bits != 0 { j + 31 - live_bits.leading_zeros() as usize } else { out.last_live };
+            let raise_bits = raises as u32;
+            out.ev_best = if raise_bits != 0 { j + 31 - raise_bits.leading_zeros() as usize } else { out.ev_best };
             if k.bnd_all || (k.bnd_col >= j && k.bnd_col < j + valid) {
                 let cand = if k.bnd_all { live_sub } else { live_sub & (1u16 << (k.bnd_col - j)) };
                 let bbi = incl_max16(_mm512_mask_mov_epi32(min, cand, s), min);
                 let bbx = _mm512_max_epi32(_mm512_alignr_epi32::<15>(bbi, min), bnd_v);
                 let bnd_bits = cand & !_mm512_cmpgt_epi32_mask(bbx, s);
                 if bnd_bits != 0 {
-                    out.ev_bnd = Some(j + 31 - (bnd_bits as u32).leading_zeros() as usize);
+                    out.ev_bnd = j + 31 - (bnd_bits as u32).leading_zeros() as usize;
                 }
                 bnd_v = _mm512_max_epi32(bnd_v, _mm512_permutexvar_epi32(last, bbi));
             }
-            best_v = _mm512_max_epi32(best_v, _mm512_permutexvar_epi32(last, bi));
+            best_v = best_next;
             let zmax = _mm512_max_epi32(_mm512_permutexvar_epi32(last, zi), ic);
             ic = if valid == 16 {
                 _mm512_max_epi32(neg, _mm512_sub_epi32(zmax, e_16))
