@@ -608,6 +608,14 @@ int32_t warpalign_ydrop_unaffected(const struct warpalign_ydrop_envelope *envelo
                                    const struct warpalign_ydrop_job *job);
 
 /**
+ * The rows the sweep of the job computed ahead entered (0 for a NULL envelope). `*ran_under_bounds` (when
+ * not NULL) is set to 1 when a CPU worker ran the job under the bounds it was queued with, 0 when it ran
+ * without bounds (queued without, or run by the GPU thread, which takes no bounds).
+ */
+uint32_t warpalign_ydrop_envelope_rows(const struct warpalign_ydrop_envelope *envelope,
+                                       int32_t *ran_under_bounds);
+
+/**
  * Frees `n` envelopes and sets their pointers to NULL. NULL arrays and entries are ignored.
  */
 void warpalign_ydrop_envelopes_free(struct warpalign_ydrop_envelope **envelopes, size_t n);

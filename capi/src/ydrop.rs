@@ -72,6 +72,19 @@ pub extern "C" fn warpalign_ydrop_unaffected(envelope: *const WarpalignYdropEnve
     std::panic::catch_unwind(|| ydrop::twin::shadow::unaffected(env, job) as i32).unwrap_or(0)
 }
 
+/// The rows the sweep of the job computed ahead entered (0 for a NULL envelope). `*ran_under_bounds` (when
+/// not NULL) is set to 1 when a CPU worker ran the job under the bounds it was queued with, 0 when it ran
+/// without bounds (queued without, or run by the GPU thread, which takes no bounds).
+#[no_mangle]
+pub extern "C" fn warpalign_ydrop_envelope_rows(envelope: *const WarpalignYdropEnvelope, ran_under_bounds: *mut i32) -> u32 {
+    // SAFETY: the caller passes a live envelope (or NULL) and a writable int (or NULL).
+    let env = unsafe { envelope.as_ref() };
+    if let Some(r) = unsafe { ran_under_bounds.as_mut() } {
+        *r = env.is_some_and(|e| e.0.ran_under.is_some()) as i32;
+    }
+    env.map_or(0, |e| e.0.rows() as u32)
+}
+
 /// Frees `n` envelopes and sets their pointers to NULL. NULL arrays and entries are ignored.
 #[no_mangle]
 pub extern "C" fn warpalign_ydrop_envelopes_free(envelopes: *mut *mut WarpalignYdropEnvelope, n: usize) {

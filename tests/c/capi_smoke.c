@@ -109,9 +109,15 @@ static void ydrop_ahead(void)
 			exit(1);
 		}
 		if (warpalign_ydrop_unaffected(env, &job) != 1) fail("ydrop result computed ahead rejected");
+		{ /* unconstrained: no kept bounds; the sweep entered at least the extension's rows */
+			int32_t kept = -1;
+			uint32_t rows = warpalign_ydrop_envelope_rows(env, &kept);
+			if (kept != 0 || rows < got.end1 || rows > job.m) fail("ydrop envelope rows");
+		}
 		warpalign_ydrop_results_free(&got, 1);
 		warpalign_ydrop_envelopes_free(&env, 1);
 	}
+	if (warpalign_ydrop_envelope_rows(NULL, NULL) != 0) fail("ydrop envelope rows of NULL");
 	warpalign_ydrop_results_free(&want, 1);
 	warpalign_ydrop_ahead_destroy(pool);
 }
