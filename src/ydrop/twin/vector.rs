@@ -361,6 +361,62 @@ unsafe fn bits(m: __m256i) -> u32 {
     _mm256_movemask_ps(_mm256_castsi256_ps(m)) as u32
 }
 
+/// What a chunk of 8 columns computes before the carries: its scores and its insertion scan.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct ChunkHead8 {
+    valid: usize,
+    act: __m256i,
+    s: __m256i,
+    d: __m256i,
+    d_gt_s: __m256i,
+    zi: __m256i,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Default for ChunkHead8 {
+    fn default() -> Self {
+        // SAFETY: AVX zeros: a value never read (no chunk follows).
+        let z = unsafe { std::mem::zeroed() };
+        ChunkHead8 { valid: 0, act: z, s: z, d: z, d_gt_s: z, zi: z }
+    }
+}
+
+/// The chunk at offset `j` of a run ending at `seg_end` (see [`scan_row8`]'s pointers).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn chunk_head8(
+    pc: *const i32,
+    pd: *const i32,
+    sub: *const i32,
+    j: usize,
+    seg_end: usize,
+    oev: __m256i,
+    e_l1: __m256i,
+) -> ChunkHead8 {
+    let min = _mm256_set1_epi32(i32::MIN);
+    let valid = (seg_end - j).min(8);
+    let act = _mm256_cmpgt_epi32(_mm256_set1_epi32(valid as i32), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    let cl = _mm256_loadu_si256(pc.offset(j as isize - 1) as *const __m256i);
+    let d = _mm256_loadu_si256(pd.add(j) as *const __m256i);
+    let s = if j == 0 {
+        // no diagonal into the row's first column (and no score to read when it is column 0)
+        let first = _mm256_loadu_si256(sub.wrapping_add(1) as *const __m256i);
+        _mm256_blend_epi32::<0x01>(
+            _mm256_add_epi32(cl, _mm256_permutevar8x32_epi32(first, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6))),
+            _mm256_set1_epi32(NEG_INF),
+        )
+    } else {
+        _mm256_add_epi32(cl, _mm256_loadu_si256(sub.add(j) as *const __m256i))
+    };
+    let d_gt_s = _mm256_cmpgt_epi32(d, s);
+    // an insertion opens only from a substitution-ended cell: S >= D decides it (gapOpen >= 0)
+    let opens = _mm256_andnot_si256(d_gt_s, act);
+    let z = _mm256_blendv_epi8(min, _mm256_add_epi32(_mm256_sub_epi32(s, oev), e_l1), opens);
+    ChunkHead8 { valid, act, s, d, d_gt_s, zi: incl_max(z, min) }
+}
+
 /// One row: columns `ly0 .. ly0 + width` at offsets 0.. of `pc`/`pd` (the row above, valid from offset -1),
 /// `cc`/`cd` (this row), `sub` (the diagonal's substitution score, read from offset 1 on) and `tb`; `masks`
 /// (ascending columns) are pruned unconditionally.
@@ -418,26 +474,15 @@ unsafe fn scan_row8(
             None => width,
         };
         let mut j = seg;
+        // (each chunk's loads and insertion scan, which need no carry, are done one chunk ahead: the
+        // scans' latency then overlaps the chunk before)
+        let mut next =
+            if j < seg_end { chunk_head8(pc, pd, sub, j, seg_end, oev, e_l1) } else { ChunkHead8::default() };
         while j < seg_end {
-            let valid = (seg_end - j).min(8);
-            let act = _mm256_cmpgt_epi32(_mm256_set1_epi32(valid as i32), lane);
-            let cl = _mm256_loadu_si256(pc.offset(j as isize - 1) as *const __m256i);
-            let d = _mm256_loadu_si256(pd.add(j) as *const __m256i);
-            let s = if j == 0 {
-                // no diagonal into the row's first column (and no score to read when it is column 0)
-                let first = _mm256_loadu_si256(sub.wrapping_add(1) as *const __m256i);
-                _mm256_blend_epi32::<0x01>(
-                    _mm256_add_epi32(cl, _mm256_permutevar8x32_epi32(first, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6))),
-                    neg,
-                )
-            } else {
-                _mm256_add_epi32(cl, _mm256_loadu_si256(sub.add(j) as *const __m256i))
-            };
-            let d_gt_s = _mm256_cmpgt_epi32(d, s);
-            // an insertion opens only from a substitution-ended cell: S >= D decides it (gapOpen >= 0)
-            let opens = _mm256_andnot_si256(d_gt_s, act);
-            let z = _mm256_blendv_epi8(min, _mm256_add_epi32(_mm256_sub_epi32(s, oev), e_l1), opens);
-            let zi = incl_max(z, min);
+            let ChunkHead8 { valid, act, s, d, d_gt_s, zi } = next;
+            if j + 8 < seg_end {
+                next = chunk_head8(pc, pd, sub, j + 8, seg_end, oev, e_l1);
+            }
             let zx = _mm256_max_epi32(shift_in(zi, min), ic);
             let iv = _mm256_max_epi32(neg, _mm256_sub_epi32(zx, e_l));
             let gap = _mm256_or_si256(d_gt_s, _mm256_cmpgt_epi32(iv, s));
@@ -539,6 +584,61 @@ unsafe fn incl_max16(v: __m512i, min: __m512i) -> __m512i {
     _mm512_max_epi32(v, _mm512_alignr_epi32::<8>(v, min))
 }
 
+/// What a chunk of 16 columns computes before the carries: its scores and its insertion scan.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct ChunkHead16 {
+    valid: usize,
+    act: __mmask16,
+    s: __m512i,
+    d: __m512i,
+    d_gt_s: __mmask16,
+    zi: __m512i,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Default for ChunkHead16 {
+    fn default() -> Self {
+        // SAFETY: AVX-512 zeros: a value never read (no chunk follows).
+        let z = unsafe { std::mem::zeroed() };
+        ChunkHead16 { valid: 0, act: 0, s: z, d: z, d_gt_s: 0, zi: z }
+    }
+}
+
+/// The chunk at offset `j` of a run ending at `seg_end` (see [`scan_row16`]'s pointers).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f")]
+unsafe fn chunk_head16(
+    pc: *const i32,
+    pd: *const i32,
+    sub: *const i32,
+    j: usize,
+    seg_end: usize,
+    oev: __m512i,
+    e_l1: __m512i,
+) -> ChunkHead16 {
+    let min = _mm512_set1_epi32(i32::MIN);
+    let valid = (seg_end - j).min(16);
+    let act: __mmask16 = if valid == 16 { 0xFFFF } else { (1u16 << valid) - 1 };
+    let cl = _mm512_loadu_si512(pc.offset(j as isize - 1) as *const __m512i);
+    let d = _mm512_loadu_si512(pd.add(j) as *const __m512i);
+    let s = if j == 0 {
+        // no diagonal into the row's first column (and no score to read when it is column 0)
+        _mm512_mask_mov_epi32(
+            _mm512_add_epi32(cl, _mm512_maskz_loadu_epi32(0xFFFE, sub)),
+            1,
+            _mm512_set1_epi32(NEG_INF),
+        )
+    } else {
+        _mm512_add_epi32(cl, _mm512_loadu_si512(sub.add(j) as *const __m512i))
+    };
+    let d_gt_s = _mm512_cmpgt_epi32_mask(d, s);
+    // an insertion opens only from a substitution-ended cell: S >= D decides it (gapOpen >= 0)
+    let z = _mm512_mask_add_epi32(min, act & !d_gt_s, _mm512_sub_epi32(s, oev), e_l1);
+    ChunkHead16 { valid, act, s, d, d_gt_s, zi: incl_max16(z, min) }
+}
+
 /// [`scan_row8`] with 16 lanes (AVX-512).
 #[cfg(target_arch = "x86_64")]
 #[allow(clippy::too_many_arguments)]
@@ -590,21 +690,15 @@ unsafe fn scan_row16(
             None => width,
         };
         let mut j = seg;
+        // (each chunk's loads and insertion scan, which need no carry, are done one chunk ahead: the
+        // scans' latency then overlaps the chunk before)
+        let mut next =
+            if j < seg_end { chunk_head16(pc, pd, sub, j, seg_end, oev, e_l1) } else { ChunkHead16::default() };
         while j < seg_end {
-            let valid = (seg_end - j).min(16);
-            let act: __mmask16 = if valid == 16 { 0xFFFF } else { (1u16 << valid) - 1 };
-            let cl = _mm512_loadu_si512(pc.offset(j as isize - 1) as *const __m512i);
-            let d = _mm512_loadu_si512(pd.add(j) as *const __m512i);
-            let s = if j == 0 {
-                // no diagonal into the row's first column (and no score to read when it is column 0)
-                _mm512_mask_mov_epi32(_mm512_add_epi32(cl, _mm512_maskz_loadu_epi32(0xFFFE, sub)), 1, neg)
-            } else {
-                _mm512_add_epi32(cl, _mm512_loadu_si512(sub.add(j) as *const __m512i))
-            };
-            let d_gt_s = _mm512_cmpgt_epi32_mask(d, s);
-            let opens = act & !d_gt_s;
-            let z = _mm512_mask_add_epi32(min, opens, _mm512_sub_epi32(s, oev), e_l1);
-            let zi = incl_max16(z, min);
+            let ChunkHead16 { valid, act, s, d, d_gt_s, zi } = next;
+            if j + 16 < seg_end {
+                next = chunk_head16(pc, pd, sub, j + 16, seg_end, oev, e_l1);
+            }
             let zx = _mm512_max_epi32(_mm512_alignr_epi32::<15>(zi, min), ic);
             let iv = _mm512_max_epi32(neg, _mm512_sub_epi32(zx, e_l));
             let gap = d_gt_s | _mm512_cmpgt_epi32_mask(iv, s);
