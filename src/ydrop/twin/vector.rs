@@ -1,12 +1,13 @@
 //! The sweep of [`super::sweep`] with each row's columns 8 (AVX2) or 16 (AVX-512) at a time in vector
-//! lanes: the two-scan form of
-//! kernels/ydrop_one_sided.cu (its header says why it is exact), plus what the kernel leaves out: an earlier
+//! lanes: the two-scan form of kernels/ydrop_one_sided.cu (its header says why it is exact; a cell's insertion
+//! score below the y-drop floor may differ from the sweep's, which changes only bits off every path), plus
+//! what the kernel leaves out: an earlier
 //! alignment's masked cells split a row into runs, and a masked cell resets the insertion score exactly as
 //! the sweep does (so no argument about pruned values is needed there). Rows live in two arrays indexed from
 //! each row's left bound as it began (the sweep's in-place array holds the same values where a later row
 //! reads them). Row 0, the prolongation, the terminator and the constraint queries are the sweep's, in the
 //! sweep's order; the score, end, truncation and every traceback byte on a path are the sweep's
-//! (tests/ydrop_vector.rs and `ydrop_fuzz vector` compare them).
+//! (tests/ydrop_twin.rs, tests/ydrop_dumps.rs and `ydrop_fuzz vector` compare them, envelopes too).
 //!
 //! A call whose values could leave the scans' int32 range (the limits the GPU kernel's host admits) gives
 //! up with None, before or during the sweep, and runs on the sweep.
