@@ -51,6 +51,15 @@ $(TOOLS)/lastz-ref: | vendor
 	cp $(T)/build/lastz-ref/src/lastz_D $(TOOLS)/lastz_D-ref
 	cp $(T)/build/lastz-ref/src/lastz $@
 
+# The reference with upstream's own timers of gapped_extend's anchor loop (its dbgTimingGappedExtend build
+# flag, nothing else changed), for bench/lastz's gapped-stage time; it prints them to stderr at exit.
+$(TOOLS)/lastz-ref-timed: | vendor
+	rm -rf $(T)/build/lastz-ref-timed && mkdir -p $(T)/build $(TOOLS)
+	cp -r $(VENDOR)/lastz $(T)/build/lastz-ref-timed
+	d=$(T)/build/lastz-ref-timed/src; $(MAKE) -s -C $$d -j$(JOBS) lastz \
+		definedForAll="$$(sed -n 's/^definedForAll *= *//p' $$d/Makefile) -DdbgTimingGappedExtend"
+	cp $(T)/build/lastz-ref-timed/src/lastz $@
+
 # lastz_D (double scores) is built beside lastz for LASTZ's float base test; warpalign routes only the
 # integer build's calls, so the patched lastz_D runs upstream's DP.
 # Patched builds: the same sources with patches/<tool>/ applied, linked with libwarpalign.a (pkg-config).
@@ -80,7 +89,7 @@ test: deps tools
 	tests/run
 
 # Everything bench/run and bench/chain-real need on the GPU machine (no cargo there, 64 MiB carried per call): the
-# four tools and bench's gen/measure/plot/chain, stripped, and the small real inputs they grow workloads from.
+# four tools (and the timed LASTZ reference) and bench's gen/measure/plot/chain, stripped, and the small real inputs they grow workloads from.
 WARPALIGN_DATA ?= $(CURDIR)/../shared/data
 BENCH_CARRY    := $(T)/benchcarry
 BENCH_DATA     := ref/ecoli_K12_MG1655.fasta.gz ont/ecoli_ultralong_R9_nanotest.fastq.gz \
@@ -90,10 +99,10 @@ BENCH_DATA     := ref/ecoli_K12_MG1655.fasta.gz ont/ecoli_ultralong_R9_nanotest.
                   lambda/lambda_ont_R7_2D_ERA476754.fastq.gz wga/MT-human.fa wga/MT-orang.fa \
                   wga/dwv_NC_004830.fasta.gz wga/vdv1_NC_006494.fasta.gz wga/D_pseudoobscura_contigs.fasta.gz \
                   wga/B_anthracis_contigs.fasta.gz
-bench-pack: tools
+bench-pack: tools $(TOOLS)/lastz-ref-timed
 	$(CARGO) build --release -p warpalign-bench --bin gen --bin measure --bin plot --bin chain
 	rm -rf $(BENCH_CARRY) && mkdir -p $(BENCH_CARRY)/tools $(BENCH_CARRY)/bin $(BENCH_CARRY)/data
-	for t in minimap2 minimap2-ref lastz lastz-ref; do strip -o $(BENCH_CARRY)/tools/$$t $(TOOLS)/$$t; done
+	for t in minimap2 minimap2-ref lastz lastz-ref lastz-ref-timed; do strip -o $(BENCH_CARRY)/tools/$$t $(TOOLS)/$$t; done
 	for b in gen measure plot chain; do strip -o $(BENCH_CARRY)/bin/$$b $(T)/release/$$b; done
 	for f in $(BENCH_DATA); do cp $(WARPALIGN_DATA)/$$f $(BENCH_CARRY)/data/ || exit 1; done
 	@size=$$(du -sb $(BENCH_CARRY) | cut -f1); echo "$(BENCH_CARRY): $$((size / 1024)) KiB"; \

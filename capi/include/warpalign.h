@@ -661,11 +661,21 @@ int32_t warpalign_ydrop_ahead_finished(const struct warpalign_ydrop_ahead *pool,
  * For a queued job that has ended: 1 when its result still holds for `job` (the same call, with the
  * earlier alignments known now as its `bounds`, or NULL), as warpalign_ydrop_unaffected would say; 0 when
  * it does not (cancel it and queue the call again); -1 while it is queued or running, for an unknown
- * ticket, or a NULL pool or job. The pool's workers wait while it checks.
+ * ticket, or a NULL pool or job. The pool's workers go on while it checks.
  */
 int32_t warpalign_ydrop_ahead_still_holds(struct warpalign_ydrop_ahead *pool,
                                           uint64_t ticket,
                                           const struct warpalign_ydrop_job *job);
+
+/**
+ * For a queued job that has ended: the rows its sweep entered (as warpalign_ydrop_envelope_rows would say of
+ * the envelope warpalign_ydrop_ahead_take would give), and in `*ran_under_bounds` (if not NULL) 1 when it
+ * ran under its bounds' copy, else 0; -1 while it is queued or running, for a job that failed, an unknown
+ * ticket, or a NULL pool.
+ */
+int64_t warpalign_ydrop_ahead_rows(const struct warpalign_ydrop_ahead *pool,
+                                   uint64_t ticket,
+                                   int32_t *ran_under_bounds);
 
 /**
  * Drops a queued job whose result is not wanted (it never runs if no worker started it). Unknown tickets

@@ -181,7 +181,7 @@ pub extern "C" fn warpalign_ydrop_ahead_finished(pool: *const WarpalignYdropAhea
 /// For a queued job that has ended: 1 when its result still holds for `job` (the same call, with the
 /// earlier alignments known now as its `bounds`, or NULL), as warpalign_ydrop_unaffected would say; 0 when
 /// it does not (cancel it and queue the call again); -1 while it is queued or running, for an unknown
-/// ticket, or a NULL pool or job. The pool's workers wait while it checks.
+/// ticket, or a NULL pool or job. The pool's workers go on while it checks.
 #[no_mangle]
 pub extern "C" fn warpalign_ydrop_ahead_still_holds(pool: *mut WarpalignYdropAhead, ticket: u64, job: *const YdropJob) -> i32 {
     if pool.is_null() || job.is_null() {
@@ -197,6 +197,29 @@ pub extern "C" fn warpalign_ydrop_ahead_still_holds(pool: *mut WarpalignYdropAhe
         Some(ok) => ok as i32,
     }))
     .unwrap_or(0)
+}
+
+/// For a queued job that has ended: the rows its sweep entered (as warpalign_ydrop_envelope_rows would say of
+/// the envelope warpalign_ydrop_ahead_take would give), and in `*ran_under_bounds` (if not NULL) 1 when it
+/// ran under its bounds' copy, else 0; -1 while it is queued or running, for a job that failed, an unknown
+/// ticket, or a NULL pool.
+#[no_mangle]
+pub extern "C" fn warpalign_ydrop_ahead_rows(pool: *const WarpalignYdropAhead, ticket: u64, ran_under_bounds: *mut i32) -> i64 {
+    if pool.is_null() {
+        return -1;
+    }
+    // SAFETY: a live pool (the caller's contract).
+    let rows = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { (*pool).0.envelope_rows(ticket) }));
+    match rows {
+        Ok(Some((rows, ran_under))) => {
+            // SAFETY: a writable int or NULL (the caller's contract).
+            if let Some(r) = unsafe { ran_under_bounds.as_mut() } {
+                *r = ran_under as i32;
+            }
+            rows as i64
+        }
+        _ => -1,
+    }
 }
 
 /// Drops a queued job whose result is not wanted (it never runs if no worker started it). Unknown tickets

@@ -47,7 +47,8 @@ enum Slot {
     Running {
         cancelled: bool,
     },
-    Done(YdropResult, Envelope),
+    /// (the envelope shared, so that [`Ahead::still_holds`] replays it without the lock)
+    Done(YdropResult, Arc<Envelope>),
     /// The job panicked (a bug); its message.
     Failed(String),
 }
@@ -158,7 +159,9 @@ impl Ahead {
                     st.queue.remove(&(p, t));
                     return Ok(Taken::NotStarted);
                 }
-                Some(Slot::Done(r, e)) => return Ok(Taken::Done(r, e)),
+                Some(Slot::Done(r, e)) => {
+                    return Ok(Taken::Done(r, Arc::try_unwrap(e).unwrap_or_else(|e| (*e).clone())));
+                }
                 Some(Slot::Failed(m)) => return Err(Error::Internal(format!("y-drop job computed ahead: {m}"))),
                 Some(running @ Slot::Running { .. }) => {
                     st.slots.insert(t, running);
@@ -178,12 +181,29 @@ impl Ahead {
     /// be), and accepted by [`twin::shadow::unaffected`]. `None` while it is queued or running, or for an
     /// unknown ticket.
     pub fn still_holds(&self, t: Ticket, job: &YdropJob) -> Option<bool> {
-        let st = self.shared.lock();
-        match st.slots.get(&t) {
-            Some(Slot::Done(r, e)) => {
-                Some(matches!(r.truncated, super::TRUNC_NONE | super::TRUNC_MIDWAY) && twin::shadow::unaffected(e, job))
+        let env = {
+            let st = self.shared.lock();
+            match st.slots.get(&t) {
+                Some(Slot::Done(r, e)) => {
+                    if !matches!(r.truncated, super::TRUNC_NONE | super::TRUNC_MIDWAY) {
+                        return Some(false);
+                    }
+                    Arc::clone(e)
+                }
+                Some(Slot::Failed(_)) => return Some(false),
+                _ => return None,
             }
-            Some(Slot::Failed(_)) => Some(false),
+        };
+        // (the workers go on meanwhile: only this caller takes or cancels the job)
+        Some(twin::shadow::unaffected(&env, job))
+    }
+
+    /// For a job that has ended: the rows its sweep entered, and whether it ran under its bounds' copy (as
+    /// [`Envelope::rows`] and `ran_under` of what [`Ahead::take`] would give). `None` while it is queued or
+    /// running, for a job that failed, or an unknown ticket.
+    pub fn envelope_rows(&self, t: Ticket) -> Option<(usize, bool)> {
+        match self.shared.lock().slots.get(&t) {
+            Some(Slot::Done(_, e)) => Some((e.rows(), e.ran_under.is_some())),
             _ => None,
         }
     }
@@ -283,7 +303,7 @@ fn finish(st: &mut State, t: Ticket, outcome: std::result::Result<(YdropResult, 
             st.slots.remove(&t);
         }
         (false, Ok((r, e))) => {
-            st.slots.insert(t, Slot::Done(r, e));
+            st.slots.insert(t, Slot::Done(r, Arc::new(e)));
         }
         (false, Err(m)) => {
             st.slots.insert(t, Slot::Failed(m));

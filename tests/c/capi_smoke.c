@@ -101,7 +101,15 @@ static void ydrop_ahead(void)
 	for (i = 0; i < 8; ++i)
 		if (warpalign_ydrop_ahead_submit(pool, &job, (uint64_t)i, &t[i]) != WARPALIGN_STATUS_OK) fail("ydrop submit");
 	for (i = 0; i < 8; ++i) {
+		int32_t kept_ahead = -1;
+		int64_t rows_ahead = -1;
+		if (warpalign_ydrop_ahead_finished(pool, t[i])) {
+			/* a finished job's rows, before it is taken, are its envelope's */
+			rows_ahead = warpalign_ydrop_ahead_rows(pool, t[i], &kept_ahead);
+			if (rows_ahead < 0) fail("ydrop rows of a finished job");
+		}
 		if (warpalign_ydrop_ahead_take(pool, t[i], &got, &env) != WARPALIGN_STATUS_OK) fail("ydrop take");
+		if (warpalign_ydrop_ahead_rows(pool, t[i], NULL) != -1) fail("ydrop rows of a taken job");
 		if (env == NULL) continue; /* no worker had started it */
 		if (got.score != want.score || got.end1 != want.end1 || got.end2 != want.end2 || got.n_ops != want.n_ops
 			|| memcmp(got.ops, want.ops, (size_t)got.n_ops * 4) != 0) {
@@ -113,11 +121,13 @@ static void ydrop_ahead(void)
 			int32_t kept = -1;
 			uint32_t rows = warpalign_ydrop_envelope_rows(env, &kept);
 			if (kept != 0 || rows < got.end1 || rows > job.m) fail("ydrop envelope rows");
+			if (rows_ahead >= 0 && (rows_ahead != rows || kept_ahead != kept)) fail("ydrop rows before the take");
 		}
 		warpalign_ydrop_results_free(&got, 1);
 		warpalign_ydrop_envelopes_free(&env, 1);
 	}
 	if (warpalign_ydrop_envelope_rows(NULL, NULL) != 0) fail("ydrop envelope rows of NULL");
+	if (warpalign_ydrop_ahead_rows(NULL, 0, NULL) != -1) fail("ydrop rows of a NULL pool");
 	warpalign_ydrop_results_free(&want, 1);
 	warpalign_ydrop_ahead_destroy(pool);
 }

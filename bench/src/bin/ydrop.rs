@@ -6,9 +6,11 @@
 //! one batch after the other (what a pool handing waves of anchors ahead to the GPU would see). Every GPU
 //! result is checked against the twin's (a mismatch is printed and the exit status is 1). Each timing is
 //! the best of `--reps` runs (default 3), after one untimed GPU warm-up. Cells: the twin's swept cells.
-//! `--take N` keeps the first N calls only.
+//! `--take N` keeps the first N calls only. `--largest K` also times the K largest calls with the default
+//! sweep, each alone on one thread and then all K at once on K threads (how much a call slows down when every
+//! core runs one, as in LASTZ's pool at the start of its anchor loop).
 //!
-//! usage: ydrop --dump FILE [--reps N] [--wave K]... [--take N] [--one-thread]
+//! usage: ydrop --dump FILE [--reps N] [--wave K]... [--take N] [--largest K] [--one-thread]
 
 use rayon::prelude::*;
 use std::io::Read;
@@ -69,9 +71,68 @@ fn gpu_all(rt: &GpuRuntime, jobs: &[YdropJob], wave: usize) -> Vec<Outcome> {
     out
 }
 
+/// A call's run with the default sweep: its seconds.
+fn run_one(j: &YdropJob) -> f64 {
+    let t = Instant::now();
+    let mut r = YdropResult::EMPTY;
+    twin::one_sided(j, &mut r);
+    let dt = t.elapsed().as_secs_f64();
+    r.release();
+    dt
+}
+
+fn time_largest(jobs: &[YdropJob], k: usize) {
+    let mut sized: Vec<(u64, usize)> = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, j)| {
+            let c0 = twin::cells_swept();
+            run_one(j);
+            (twin::cells_swept() - c0, i)
+        })
+        .collect();
+    sized.sort_unstable_by(|x, y| y.cmp(x));
+    sized.truncate(k);
+    let alone: Vec<f64> = sized.iter().map(|&(_, i)| run_one(&jobs[i])).collect();
+    // (twice on the same threads: the first run also grows each fresh thread's scratch)
+    let go = std::sync::Barrier::new(sized.len());
+    let together: Vec<(f64, f64)> = std::thread::scope(|sc| {
+        let hs: Vec<_> = sized
+            .iter()
+            .map(|&(_, i)| {
+                let go = &go;
+                sc.spawn(move || {
+                    go.wait();
+                    let first = run_one(&jobs[i]);
+                    go.wait();
+                    (first, run_one(&jobs[i]))
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().expect("a timing thread")).collect()
+    });
+    println!(
+        "  the {} largest calls, default sweep: alone on one thread, then all at once on {} fresh threads, twice",
+        sized.len(),
+        sized.len()
+    );
+    for ((&(cells, i), a), t) in sized.iter().zip(&alone).zip(&together) {
+        let rate = |s: f64| cells as f64 / s / 1e9;
+        println!(
+            "      call {i:5}: {:5.1}M cells  alone {:6.2} ms ({:.2} Gcells/s)  together {:6.2} ms, again {:6.2} ms ({:.2} Gcells/s)",
+            cells as f64 / 1e6,
+            a * 1e3,
+            rate(*a),
+            t.0 * 1e3,
+            t.1 * 1e3,
+            rate(t.1)
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (mut dump, mut reps, mut waves, mut take) = (None, 3usize, Vec::new(), None::<usize>);
+    let (mut dump, mut reps, mut waves, mut take, mut largest) = (None, 3usize, Vec::new(), None::<usize>, 0usize);
     let one_thread = args.iter().any(|a| a == "--one-thread");
     let mut it = args.iter().filter(|a| *a != "--one-thread");
     while let Some(a) = it.next() {
@@ -81,14 +142,15 @@ fn main() {
             ("--reps", Some(v)) => reps = v.parse().unwrap_or(3),
             ("--wave", Some(v)) => waves.push(v.parse::<usize>().unwrap_or(64)),
             ("--take", Some(v)) => take = v.parse().ok(),
+            ("--largest", Some(v)) => largest = v.parse().unwrap_or(0),
             _ => {
-                eprintln!("usage: ydrop --dump FILE [--reps N] [--wave K]... [--take N] [--one-thread]");
+                eprintln!("usage: ydrop --dump FILE [--reps N] [--wave K]... [--take N] [--largest K] [--one-thread]");
                 std::process::exit(2);
             }
         }
     }
     let Some(dump) = dump else {
-        eprintln!("usage: ydrop --dump FILE [--reps N] [--wave K]... [--take N] [--one-thread]");
+        eprintln!("usage: ydrop --dump FILE [--reps N] [--wave K]... [--take N] [--largest K] [--one-thread]");
         std::process::exit(2);
     };
     let mut raw = Vec::new();
@@ -162,6 +224,9 @@ fn main() {
         let differ: usize = envs[1..].iter().map(|e| envs[0].iter().zip(e).filter(|(a, b)| a != b).count()).sum();
         println!("      envelopes differing from the spec's: {differ}");
         bad.set(bad.get() + differ);
+    }
+    if largest > 0 {
+        time_largest(&jobs, largest);
     }
     let mut tn = f64::INFINITY;
     for &sweep in &sweeps {
