@@ -255,7 +255,13 @@ impl Drop for Ahead {
     }
 }
 
+/// Traceback scratch each CPU worker grows and touches before its first job: growing it during a large job
+/// (doubling, page faults) made a fresh worker's first 26M-cell extension take 2-3x as long, and the first
+/// anchors' extensions, the largest, are where LASTZ's loop waits most.
+pub const WARM_TB_BYTES: usize = 16 << 20;
+
 fn work(shared: &Shared) {
+    twin::warm_thread(WARM_TB_BYTES);
     let mut st = shared.lock();
     loop {
         if st.shutdown {

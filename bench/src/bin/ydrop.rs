@@ -7,8 +7,9 @@
 //! result is checked against the twin's (a mismatch is printed and the exit status is 1). Each timing is
 //! the best of `--reps` runs (default 3), after one untimed GPU warm-up. Cells: the twin's swept cells.
 //! `--take N` keeps the first N calls only. `--largest K` also times the K largest calls with the default
-//! sweep, each alone on one thread and then all K at once on K threads (how much a call slows down when every
-//! core runs one, as in LASTZ's pool at the start of its anchor loop).
+//! sweep, each alone on one thread and then all K at once on K fresh threads (how much a call slows down when
+//! every core runs one, as in LASTZ's pool at the start of its anchor loop), without and with the scratch
+//! warm-up the pool's workers do.
 //!
 //! usage: ydrop --dump FILE [--reps N] [--wave K]... [--take N] [--largest K] [--one-thread]
 
@@ -16,6 +17,7 @@ use rayon::prelude::*;
 use std::io::Read;
 use std::time::Instant;
 use warpalign::gpu::GpuRuntime;
+use warpalign::ydrop::ahead::WARM_TB_BYTES;
 use warpalign::ydrop::dump::{parse_dump, DumpedJob};
 use warpalign::ydrop::gpu::one_sided_batch_gpu;
 use warpalign::ydrop::twin::{self, Sweep};
@@ -81,7 +83,7 @@ fn run_one(j: &YdropJob) -> f64 {
     dt
 }
 
-fn time_largest(jobs: &[YdropJob], k: usize) {
+fn time_largest(jobs: &[YdropJob], k: usize, warm: bool) {
     let mut sized: Vec<(u64, usize)> = jobs
         .iter()
         .enumerate()
@@ -102,6 +104,9 @@ fn time_largest(jobs: &[YdropJob], k: usize) {
             .map(|&(_, i)| {
                 let go = &go;
                 sc.spawn(move || {
+                    if warm {
+                        twin::warm_thread(WARM_TB_BYTES);
+                    }
                     go.wait();
                     let first = run_one(&jobs[i]);
                     go.wait();
@@ -112,9 +117,10 @@ fn time_largest(jobs: &[YdropJob], k: usize) {
         hs.into_iter().map(|h| h.join().expect("a timing thread")).collect()
     });
     println!(
-        "  the {} largest calls, default sweep: alone on one thread, then all at once on {} fresh threads, twice",
+        "  the {} largest calls, default sweep: alone on one thread, then all at once on {} fresh threads{}, twice",
         sized.len(),
-        sized.len()
+        sized.len(),
+        if warm { " with their scratch warmed first (as the pool's workers)" } else { "" }
     );
     for ((&(cells, i), a), t) in sized.iter().zip(&alone).zip(&together) {
         let rate = |s: f64| cells as f64 / s / 1e9;
@@ -226,7 +232,8 @@ fn main() {
         bad.set(bad.get() + differ);
     }
     if largest > 0 {
-        time_largest(&jobs, largest);
+        time_largest(&jobs, largest, false);
+        time_largest(&jobs, largest, true);
     }
     let mut tn = f64::INFINITY;
     for &sweep in &sweeps {

@@ -101,6 +101,17 @@ thread_local! {
     static SCRATCH: RefCell<(Scratch, Vec<u32>, vector::Rows)> = RefCell::new(Default::default());
 }
 
+/// Grows this thread's traceback scratch to `cells` bytes and touches them, so that a later call that large
+/// pays no page faults for it (a worker does this before its first job).
+pub fn warm_thread(cells: usize) {
+    SCRATCH.with_borrow_mut(|(scratch, _, _)| {
+        if scratch.tb.capacity() < cells {
+            scratch.tb.resize(cells, 0);
+            scratch.tb.clear();
+        }
+    });
+}
+
 /// How much of a job's sequences a call read: `a[..a]` and `b[..b]`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Extent {
