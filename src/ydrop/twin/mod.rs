@@ -101,15 +101,26 @@ thread_local! {
     static SCRATCH: RefCell<(Scratch, Vec<u32>, vector::Rows)> = RefCell::new(Default::default());
 }
 
-/// Grows this thread's traceback scratch to `cells` bytes and touches them, so that a later call that large
-/// pays no page faults for it (a worker does this before its first job).
+/// Gives this thread's traceback scratch room for LASTZ's default traceback (80 MiB of address space, so that
+/// a call with that limit does not reallocate it) and touches its first `cells` bytes, so that a later call
+/// that large pays no page faults for them (a pool worker does this before its first job).
 pub fn warm_thread(cells: usize) {
     SCRATCH.with_borrow_mut(|(scratch, _, _)| {
         if scratch.tb.capacity() < cells {
+            reserve_traceback(&mut scratch.tb, cells.max(80 << 20));
             scratch.tb.resize(cells, 0);
             scratch.tb.clear();
         }
     });
+}
+
+/// Gives `tb` room for `cells` bytes at once (address space only until written): growing it during a call
+/// copied it. A failed reservation leaves it to grow as it did. (Huge pages on request were tried for the
+/// page faults: the kernel's compaction stalled some first calls by 100 ms.)
+fn reserve_traceback(tb: &mut Vec<u8>, cells: usize) {
+    if tb.capacity() < cells {
+        let _ = tb.try_reserve_exact(cells - tb.len());
+    }
 }
 
 /// How much of a job's sequences a call read: `a[..a]` and `b[..b]`.
@@ -165,6 +176,8 @@ fn one_sided_with<K: Constraints>(job: &YdropJob, out: &mut YdropResult, constra
         tb_len: job.tb_size as i32,
     };
     SCRATCH.with_borrow_mut(|(scratch, ops, rows)| {
+        // (the traceback's whole size at once, as LASTZ allocates its own)
+        reserve_traceback(&mut scratch.tb, params.tb_len.max(0) as usize);
         let vector = match sweep {
             Sweep::Spec => None,
             _ => vector::fill(a, b, &params, constraints, scratch, rows, sweep.lanes()),
