@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# device call 3 (session 18, at 02e273e): bench/lastz; the largest H. pylori calls alone and 15 at once;
+# H. pylori's loop split (3 runs) and once with WARPALIGN_YDROP_VERIFY=1; the wait trace (lastz-trace, as in
+# call 2, built at call 1's code)
+set -u
+C=$(dirname "$(realpath "$0")"); O=${OUT:-/tmp/o}; mkdir -p $O; W=/tmp/w26; mkdir -p $W; d=$C/data
+$C/bin/ydrop --dump $d/hp-free.dump.gz --largest 15 --reps 1 2>&1 | grep -E "calls|largest|call " | tee $O/ydrop-largest.txt
+OUT=$O/bench bench/lastz $C > /dev/null 2>&1; cat $O/bench/results.md
+zcat $d/hpylori_G27.fasta.gz > $W/g27.fa; zcat $d/hpylori_SJM180.fasta.gz > $W/sjm.fa
+for k in 1 2 3 verify; do
+  e=""; [ $k = verify ] && e="WARPALIGN_YDROP_VERIFY=1"
+  s=$(date +%s.%N); env $e WARPALIGN_STATS=1 $C/tools/lastz $W/g27.fa $W/sjm.fa > $W/hp.out 2> $W/hp.err
+  echo "run $k: rc $? $(awk -v a=$s -v b=$(date +%s.%N) 'BEGIN{print b-a}') s; output $(md5sum < $W/hp.out | cut -c1-32)"; grep warpalign $W/hp.err | sed 's/^/    /'
+done 2>&1 | tee $O/stats.txt
+XXT=1 WARPALIGN_STATS=1 $C/tools/lastz-trace $W/g27.fa $W/sjm.fa > $W/hp.out 2> $O/trace.txt
