@@ -678,6 +678,14 @@ int64_t warpalign_ydrop_ahead_rows(const struct warpalign_ydrop_ahead *pool,
                                    int32_t *ran_under_bounds);
 
 /**
+ * Gives the calling thread the traceback scratch memory one of the pool's workers touched for it when the pool
+ * started, if that is done (it never waits; later calls do nothing). The thread that takes the pool's results
+ * and runs the calls not computed ahead calls this before its first call, so that a large call of its own
+ * pays no page faults for that memory. A NULL pool is ignored.
+ */
+void warpalign_ydrop_ahead_adopt_scratch(const struct warpalign_ydrop_ahead *pool);
+
+/**
  * Drops a queued job whose result is not wanted (it never runs if no worker started it). Unknown tickets
  * and a NULL pool are ignored.
  */

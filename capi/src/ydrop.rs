@@ -222,6 +222,18 @@ pub extern "C" fn warpalign_ydrop_ahead_rows(pool: *const WarpalignYdropAhead, t
     }
 }
 
+/// Gives the calling thread the traceback scratch memory one of the pool's workers touched for it when the pool
+/// started, if that is done (it never waits; later calls do nothing). The thread that takes the pool's results
+/// and runs the calls not computed ahead calls this before its first call, so that a large call of its own
+/// pays no page faults for that memory. A NULL pool is ignored.
+#[no_mangle]
+pub extern "C" fn warpalign_ydrop_ahead_adopt_scratch(pool: *const WarpalignYdropAhead) {
+    if !pool.is_null() {
+        // SAFETY: a live pool (the caller's contract).
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { (*pool).0.adopt_caller_scratch() }));
+    }
+}
+
 /// Drops a queued job whose result is not wanted (it never runs if no worker started it). Unknown tickets
 /// and a NULL pool are ignored.
 #[no_mangle]

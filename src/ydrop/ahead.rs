@@ -71,6 +71,8 @@ struct Shared {
     gpu_work: Condvar,
     /// Signalled when a job finishes.
     done: Condvar,
+    /// A traceback scratch the first worker touches for the caller ([`Ahead::adopt_caller_scratch`]).
+    caller_tb: Mutex<Option<Vec<u8>>>,
 }
 
 impl Shared {
@@ -106,13 +108,20 @@ impl Ahead {
             work: Condvar::new(),
             gpu_work: Condvar::new(),
             done: Condvar::new(),
+            caller_tb: Mutex::new(None),
         });
         let mut workers = Vec::with_capacity(threads + 1);
         for k in 0..threads {
             let s = Arc::clone(&shared);
             let w = std::thread::Builder::new()
                 .name(format!("warpalign-ahead-{k}"))
-                .spawn(move || work(&s))
+                .spawn(move || {
+                    if k == 0 {
+                        let tb = twin::touched_traceback(WARM_TB_BYTES);
+                        *s.caller_tb.lock().unwrap_or_else(|p| p.into_inner()) = Some(tb);
+                    }
+                    work(&s)
+                })
                 .map_err(|e| Error::Internal(format!("starting a y-drop worker: {e}")))?;
             workers.push(w);
         }
@@ -129,6 +138,16 @@ impl Ahead {
 
     pub fn threads(&self) -> usize {
         self.threads
+    }
+
+    /// Gives the calling thread the traceback scratch the first worker touched for it, if that is done (it
+    /// never waits): the caller runs the calls not computed ahead itself, and a fault for each page of a large
+    /// one's traceback was a fifth of that time in LASTZ's loop. Later calls do nothing.
+    pub fn adopt_caller_scratch(&self) {
+        let tb = self.shared.caller_tb.try_lock().ok().and_then(|mut t| t.take());
+        if let Some(tb) = tb {
+            twin::adopt_traceback(tb);
+        }
     }
 
     /// Queues `job` to run before queued jobs of higher `priority` (equal ones in submission order), under its

@@ -91,6 +91,8 @@ static void ydrop_ahead(void)
 	uint64_t t[8];
 	int i;
 	if (pool == NULL) fail("ydrop ahead pool");
+	warpalign_ydrop_ahead_adopt_scratch(pool); /* (may find it not ready yet: it never waits) */
+	warpalign_ydrop_ahead_adopt_scratch(NULL);
 	for (i = 0; i < 256 * 256; ++i) sub[i] = (i >> 8) == (i & 255) ? 91 : -114;
 	for (i = 0; i < 300; ++i) a[i] = b[i] = (uint8_t)"ACGT"[i * 7 % 4];
 	a[150] = 'T' + 'A' - a[150];

@@ -107,9 +107,26 @@ thread_local! {
 pub fn warm_thread(cells: usize) {
     SCRATCH.with_borrow_mut(|(scratch, _, _)| {
         if scratch.tb.capacity() < cells {
-            reserve_traceback(&mut scratch.tb, cells.max(80 << 20));
-            scratch.tb.resize(cells, 0);
-            scratch.tb.clear();
+            scratch.tb = touched_traceback(cells);
+        }
+    });
+}
+
+/// A traceback scratch as [`warm_thread`] makes one, for another thread to adopt ([`adopt_traceback`]): the
+/// pages are touched by whichever thread calls this.
+pub fn touched_traceback(cells: usize) -> Vec<u8> {
+    let mut tb = Vec::new();
+    reserve_traceback(&mut tb, cells.max(80 << 20));
+    tb.resize(cells, 0);
+    tb.clear();
+    tb
+}
+
+/// Makes `tb` this thread's traceback scratch if it is larger than the one it has.
+pub fn adopt_traceback(tb: Vec<u8>) {
+    SCRATCH.with_borrow_mut(|(scratch, _, _)| {
+        if scratch.tb.capacity() < tb.capacity() {
+            scratch.tb = tb;
         }
     });
 }
