@@ -236,6 +236,29 @@ fn ahead_pool_matches_one_by_one() {
     assert!(ran, "no job ran after the drain");
 }
 
+/// A job no worker started can be dropped before it runs (LASTZ's loop drops the jobs queued while it seeded
+/// that no worker reached); one a worker started or finished stays as it is.
+#[test]
+fn ahead_pool_drops_only_jobs_not_started() {
+    let pool = matrix_pool(3, 6);
+    let cases: Vec<Case> = (0..200).map(|i| random_case(&mut Rng::new(9_200_017u64.wrapping_add(i)), &pool, 1500)).collect();
+    let jobs: Vec<_> = cases.iter().map(|c| c.job()).collect();
+    let ahead = Ahead::with_gpu(1, false).unwrap();
+    let tickets: Vec<_> = jobs.iter().map(|j| ahead.submit(j, 0).unwrap()).collect();
+    let mut dropped = 0;
+    // (from the back: the one worker takes them from the front)
+    for (i, &t) in tickets.iter().enumerate().rev() {
+        if ahead.cancel_queued(t) {
+            dropped += 1;
+            assert!(ahead.take(t).is_err() && !ahead.cancel_queued(t), "job {i}: a dropped ticket is gone");
+        } else {
+            assert!(matches!(ahead.take(t).unwrap(), Taken::Done(..)), "job {i}: kept, so started");
+            assert!(!ahead.cancel_queued(t), "job {i}: a taken ticket");
+        }
+    }
+    assert!(dropped > 0, "the worker ran all 200 jobs before the first drop");
+}
+
 /// With the GPU thread (where a GPU is; elsewhere it stops at once and the workers run everything): a job
 /// queued with the earlier alignments known then comes back run under them (a CPU worker) or under none (the
 /// GPU), with that run's result and envelope; either way, when `unaffected` accepts it for the job's real

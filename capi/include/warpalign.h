@@ -693,6 +693,13 @@ void warpalign_ydrop_ahead_cancel(struct warpalign_ydrop_ahead *pool,
                                   uint64_t ticket);
 
 /**
+ * 1 when the job had not started and is now dropped (it never runs, and its ticket is gone); 0 when a
+ * worker has started or finished it (it stays as it is), for an unknown ticket, or a NULL pool.
+ */
+int32_t warpalign_ydrop_ahead_cancel_queued(struct warpalign_ydrop_ahead *pool,
+                                            uint64_t ticket);
+
+/**
  * Drops every queued job and waits until no worker runs one: afterwards no job reads the caller's memory.
  */
 void warpalign_ydrop_ahead_drain(struct warpalign_ydrop_ahead *pool);

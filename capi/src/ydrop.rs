@@ -244,6 +244,17 @@ pub extern "C" fn warpalign_ydrop_ahead_cancel(pool: *mut WarpalignYdropAhead, t
     }
 }
 
+/// 1 when the job had not started and is now dropped (it never runs, and its ticket is gone); 0 when a
+/// worker has started or finished it (it stays as it is), for an unknown ticket, or a NULL pool.
+#[no_mangle]
+pub extern "C" fn warpalign_ydrop_ahead_cancel_queued(pool: *mut WarpalignYdropAhead, ticket: u64) -> i32 {
+    if pool.is_null() {
+        return 0;
+    }
+    // SAFETY: a live pool (the caller's contract).
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { (*pool).0.cancel_queued(ticket) } as i32)).unwrap_or(0)
+}
+
 /// Drops every queued job and waits until no worker runs one: afterwards no job reads the caller's memory.
 #[no_mangle]
 pub extern "C" fn warpalign_ydrop_ahead_drain(pool: *mut WarpalignYdropAhead) {

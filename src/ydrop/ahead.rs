@@ -243,6 +243,17 @@ impl Ahead {
         }
     }
 
+    /// Drops a job no worker has started, so that it never runs: true then; false (and nothing changes) when
+    /// it has started or ended, or for an unknown ticket.
+    pub fn cancel_queued(&self, t: Ticket) -> bool {
+        let mut st = self.shared.lock();
+        let Some(Slot::Queued(_, p, _)) = st.slots.get(&t) else { return false };
+        let p = *p;
+        st.queue.remove(&(p, t));
+        st.slots.remove(&t);
+        true
+    }
+
     /// Cancels every job and waits until no worker runs one: afterwards no job reads the caller's memory.
     pub fn drain(&self) {
         let mut st = self.shared.lock();

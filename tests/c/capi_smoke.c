@@ -128,6 +128,19 @@ static void ydrop_ahead(void)
 		warpalign_ydrop_results_free(&got, 1);
 		warpalign_ydrop_envelopes_free(&env, 1);
 	}
+	{ /* a job dropped before it started is gone; a started or taken one is left as it is */
+		uint64_t late;
+		if (warpalign_ydrop_ahead_submit(pool, &job, 0, &late) != WARPALIGN_STATUS_OK) fail("ydrop submit");
+		if (warpalign_ydrop_ahead_cancel_queued(pool, late) == 1) {
+			if (warpalign_ydrop_ahead_take(pool, late, &got, &env) == WARPALIGN_STATUS_OK) fail("ydrop take of a dropped job");
+		} else {
+			if (warpalign_ydrop_ahead_take(pool, late, &got, &env) != WARPALIGN_STATUS_OK) fail("ydrop take of a started job");
+			warpalign_ydrop_results_free(&got, 1);
+			warpalign_ydrop_envelopes_free(&env, 1);
+		}
+		if (warpalign_ydrop_ahead_cancel_queued(pool, t[0]) != 0) fail("ydrop cancel_queued of a taken job");
+		if (warpalign_ydrop_ahead_cancel_queued(NULL, 0) != 0) fail("ydrop cancel_queued of a NULL pool");
+	}
 	if (warpalign_ydrop_envelope_rows(NULL, NULL) != 0) fail("ydrop envelope rows of NULL");
 	if (warpalign_ydrop_ahead_rows(NULL, 0, NULL) != -1) fail("ydrop rows of a NULL pool");
 	warpalign_ydrop_results_free(&want, 1);
