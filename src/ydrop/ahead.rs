@@ -292,6 +292,10 @@ pub const WARM_TB_BYTES: usize = 16 << 20;
 
 fn work(shared: &Shared) {
     twin::warm_thread(WARM_TB_BYTES);
+    // (a run records into the worker's scratch, which keeps its capacity; the result keeps an exact copy:
+    // an envelope grown by doubling held up to twice its rows, and the jobs queued while LASTZ searches are
+    // all held at once)
+    let mut scratch = Envelope::default();
     let mut st = shared.lock();
     loop {
         if st.shutdown {
@@ -309,12 +313,13 @@ fn work(shared: &Shared) {
         }
         st.running += 1;
         drop(st);
-        let outcome = std::panic::catch_unwind(|| {
-            let (mut r, mut e) = (YdropResult::EMPTY, Envelope::default());
-            twin::shadow::run_recorded(&job, &mut r, &mut e);
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut r = YdropResult::EMPTY;
+            twin::shadow::run_recorded(&job, &mut r, &mut scratch);
+            let mut e = scratch.clone();
             e.ran_under = bounds;
             (r, e)
-        });
+        }));
         st = shared.lock();
         finish(&mut st, t, outcome.map_err(panic_message));
         shared.done.notify_all();

@@ -31,11 +31,46 @@ struct Row {
     tested: bool,
 }
 
+/// A row of a run without constraints: they moved no bounds and masked nothing, and the prolongation bound
+/// was `n` (a third of a [`Row`]: the jobs LASTZ queues while it searches for HSPs are held all at once).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FreeRow {
+    ly: u32,
+    ry: u32,
+    /// As [`Row`]'s, `lo == NOT_TESTED` when the row compared none.
+    lo: u32,
+    hi: u32,
+}
+
+const NOT_TESTED: u32 = u32::MAX;
+
+impl FreeRow {
+    fn row(&self, n: u32) -> Row {
+        let tested = self.lo != NOT_TESTED;
+        Row {
+            ly_in: self.ly,
+            ry_in: self.ry,
+            ly: self.ly,
+            ry: self.ry,
+            mask_start: 0,
+            mask_end: 0,
+            lo: if tested { self.lo } else { 0 },
+            hi: if tested { self.hi } else { 0 },
+            nn: if tested { n as i64 } else { 0 },
+            tested,
+        }
+    }
+}
+
 /// What a sweep asked its constraints and what they answered (see the module).
 #[derive(Default, Clone, Debug, PartialEq, Eq)]
 pub struct Envelope {
+    /// The rows of a run with constraints.
     rows: Vec<Row>,
     masks: Vec<u32>,
+    /// The rows of a run without, over `n` columns.
+    free: Vec<FreeRow>,
+    n: u32,
     /// The run had constraints (a snapshot block).
     constrained: bool,
     /// The block the run had, when kept (jobs computed ahead keep it): a call with the same values needs no
@@ -46,31 +81,24 @@ pub struct Envelope {
 impl Envelope {
     /// Rows the sweep entered.
     pub fn rows(&self) -> usize {
-        self.rows.len()
+        self.rows.len() + self.free.len()
+    }
+
+    fn each_row(&self) -> impl Iterator<Item = Row> + '_ {
+        self.rows.iter().copied().chain(self.free.iter().map(|f| f.row(self.n)))
     }
 
     /// The envelope of a sweep without constraints over `n` columns, from each row's `(ly, ry)` as it began
     /// and, when its end compared its right bounds with `n`, those bounds `lo..=hi` (the GPU kernel's record).
     pub fn unconstrained(n: u32, rows: impl IntoIterator<Item = (u32, u32, Option<(u32, u32)>)>) -> Self {
-        let rows = rows
+        let free = rows
             .into_iter()
             .map(|(ly, ry, tested)| {
-                let (lo, hi) = tested.unwrap_or((0, 0));
-                Row {
-                    ly_in: ly,
-                    ry_in: ry,
-                    ly,
-                    ry,
-                    mask_start: 0,
-                    mask_end: 0,
-                    lo,
-                    hi,
-                    nn: if tested.is_some() { n as i64 } else { 0 },
-                    tested: tested.is_some(),
-                }
+                let (lo, hi) = tested.unwrap_or((NOT_TESTED, 0));
+                FreeRow { ly, ry, lo, hi }
             })
             .collect();
-        Envelope { rows, masks: Vec::new(), constrained: false, ran_under: None }
+        Envelope { rows: Vec::new(), masks: Vec::new(), free, n, constrained: false, ran_under: None }
     }
 }
 
@@ -90,6 +118,10 @@ impl<K: Constraints> Constraints for Recorder<'_, K> {
         let (ly_in, ry_in) = (*ly, *ry);
         if !self.inner.enter_row(row, ly, ry) {
             return false;
+        }
+        if !self.env.constrained {
+            self.env.free.push(FreeRow { ly: *ly, ry: *ry, lo: NOT_TESTED, hi: 0 });
+            return true;
         }
         let mask_start = self.env.masks.len() as u32;
         let (lo, hi) = visited(*ly, *ry, self.n);
@@ -121,6 +153,12 @@ impl<K: Constraints> Constraints for Recorder<'_, K> {
     fn limit_tested(&mut self, lo: u32, hi: u32) {
         // the limit moves only when a row is entered, so it is the one the row compared with
         let nn = self.inner.right_limit(self.n);
+        if !self.env.constrained {
+            debug_assert!(nn == self.n as i64 && lo != NOT_TESTED);
+            let r = self.env.free.last_mut().expect("a row was entered");
+            (r.lo, r.hi) = (lo, hi);
+            return;
+        }
         let r = self.env.rows.last_mut().expect("a row was entered");
         (r.lo, r.hi, r.nn, r.tested) = (lo, hi, nn, true);
     }
@@ -128,6 +166,7 @@ impl<K: Constraints> Constraints for Recorder<'_, K> {
         self.inner.restart();
         self.env.rows.clear();
         self.env.masks.clear();
+        self.env.free.clear();
     }
 }
 
@@ -142,6 +181,8 @@ pub fn run_recorded_by(job: &YdropJob, out: &mut YdropResult, env: &mut Envelope
     env.ran_under = None;
     env.rows.clear();
     env.masks.clear();
+    env.free.clear();
+    env.n = job.n;
     env.constrained = !job.bounds.is_null();
     if job.bounds.is_null() {
         one_sided_with(job, out, &mut Recorder { inner: Unconstrained, env, n: job.n }, sweep)
@@ -173,7 +214,7 @@ pub fn unaffected(env: &Envelope, job: &YdropJob) -> bool {
 fn replay<K: Constraints>(env: &Envelope, k: &mut K, n: u32) -> bool {
     let mut masks = Vec::new();
     let clamp = |nn: i64, e: &Row| nn.clamp(e.lo as i64 - 1, e.hi as i64);
-    for (i, e) in env.rows.iter().enumerate() {
+    for (i, e) in env.each_row().enumerate() {
         let row = i as u32 + 1;
         let (mut ly, mut ry) = (e.ly_in, e.ry_in);
         if !k.enter_row(row, &mut ly, &mut ry) || (ly, ry) != (e.ly, e.ry) {
@@ -187,7 +228,7 @@ fn replay<K: Constraints>(env: &Envelope, k: &mut K, n: u32) -> bool {
         if masks.len() != recorded.len() || (!masks.is_empty() && masks[..] != *recorded) {
             return false;
         }
-        if e.tested && clamp(k.right_limit(n), e) != clamp(e.nn, e) {
+        if e.tested && clamp(k.right_limit(n), &e) != clamp(e.nn, &e) {
             return false;
         }
     }
