@@ -63,7 +63,7 @@ $(TOOLS)/lastz-ref-timed: | vendor
 # lastz_D (double scores) is built beside lastz for LASTZ's float base test; warpalign routes only the
 # integer build's calls, so the patched lastz_D runs upstream's DP.
 # Patched builds: the same sources with patches/<tool>/ applied, linked with libwarpalign.a (pkg-config).
-$(TOOLS)/minimap2: $(DIST)/lib/libwarpalign.a $(wildcard patches/minimap2/*) patches/apply | vendor
+$(TOOLS)/minimap2: $(DIST)/lib/libwarpalign.a $(wildcard patches/minimap2/* glue/minimap2/*) patches/apply | vendor
 	rm -rf $(T)/build/minimap2 && mkdir -p $(T)/build $(TOOLS)
 	cp -r $(VENDOR)/minimap2 $(T)/build/minimap2
 	patches/apply minimap2 $(T)/build/minimap2
@@ -72,7 +72,7 @@ $(TOOLS)/minimap2: $(DIST)/lib/libwarpalign.a $(wildcard patches/minimap2/*) pat
 		WARPALIGN_LIBS="$$(pkg-config --static --libs warpalign | sed 's/-lwarpalign/-l:libwarpalign.a/')"
 	cp $(T)/build/minimap2/minimap2 $@
 
-$(TOOLS)/lastz: $(DIST)/lib/libwarpalign.a $(wildcard patches/lastz/*) patches/apply | vendor
+$(TOOLS)/lastz: $(DIST)/lib/libwarpalign.a $(wildcard patches/lastz/* glue/lastz/*) patches/apply | vendor
 	rm -rf $(T)/build/lastz && mkdir -p $(T)/build $(TOOLS)
 	cp -r $(VENDOR)/lastz $(T)/build/lastz
 	patches/apply lastz $(T)/build/lastz

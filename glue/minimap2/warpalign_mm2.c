@@ -1,0 +1,809 @@
+/* warpalign glue for minimap2.
+ *
+ * Every wrapper runs its call as a one-job warpalign batch and then writes the caller's outputs exactly
+ * as the upstream function would have left them:
+ *
+ * - ksw_ext{d,s,z}2_sse() start with ksw_reset_extz() (all scalar fields and n_cigar), and only ever
+ *   touch ez->cigar/ez->m_cigar through ksw_push_cigar(), which grows the km buffer by doubling (4 when
+ *   empty) and never shrinks or frees it. The wrappers set every scalar field from the result and, when
+ *   the result has a CIGAR, grow ez->cigar along the same doubling sequence with krealloc(km) and copy
+ *   it in; with no CIGAR (score only, early return, zdrop before any cell) cigar/m_cigar are untouched.
+ * - mg_lchain_dp() frees its input a[] (km) and returns km-allocated chains u[] and compacted anchors;
+ *   with no chain it returns NULL with *_u == NULL (kmalloc(km, 0) is NULL) and *n_u_ == 0.
+ *
+ * Speculative batching (mmw_batch_*): within one batch of reads (worker_pipeline step 1) the reads are
+ * mapped in several passes of minimap2's own kt_for:
+ *   1. first pass: seeding and chaining
+ *      as upstream; mm_map_frag_core saves its state where alignment starts (regions, anchors, rep_len,
+ *      frag_gap; mmw_frag_snapshot) and goes on with upstream's alignment code in record mode: every ksw
+ *      call is looked up in a warpalign speculation cache, unknown ones are recorded and answered by a
+ *      stand-in (no extension / an ungapped-then-gap CIGAR, no Z-drop, and no Z-drop test on it). The
+ *      outputs are thrown away. Each time another slice of the batch's bases is through, a background
+ *      thread takes what was recorded so far and computes it on the GPU while the threads record the rest;
+ *      at the end the GPU and the CPU compute what is left, the GPU's share less what it still has to do;
+ *   2. record rounds: each read that met an unknown call resumes from its snapshot (mmw_frag_resume) and
+ *      runs the alignment code again, finding the calls that depended on real answers (second passes,
+ *      split regions, inversions), computed as one batch per round;
+ *   3. final pass: each read resumes once more and runs upstream's code unchanged, every ksw call
+ *      answered from the cache or, for the rare unknown one, computed on the spot. The output is therefore
+ *      upstream's: every answer is the exact result for exactly the call's bytes.
+ * Batched chaining (mmw_chain_*) adds a seed pass before these: each read is seeded as upstream and stops at
+ * its first mg_lchain_dp call, which is saved with the state the rest of mm_map_frag_core needs (minimizers,
+ * anchors, rep_len, mini_pos); the batch's calls then run as one batch call, on the GPU when there is one;
+ * the next pass (the first, or the final one without ksw speculation, e.g. without -c) resumes each read
+ * there, and its mg_lchain_dp call takes the batch's answer when it is the very same call (every argument
+ * and anchor compared). Later calls (the short-read re-chain) run on the spot.
+ * Passes 1 and 2 run in minimap2's mapping step; the computing of what is left and the final pass run in
+ * its output step (mmw_batch_final), beside the next batch's first pass: the GPU's last work of a batch
+ * overlaps the CPU's first of the next. Each batch in flight has a speculation cache of its own.
+ * The engine contexts are process-wide: a CPU one for single calls, and the GPU-capable one for speculation
+ * rounds, started in the background while the first batch is seeded and chained. Any engine failure is
+ * fatal: minimap2 must never print anything different from upstream, so we stop instead of guessing. */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+#include "mmpriv.h"
+#include <warpalign.h>
+#include "kalloc.h"
+#include "warpalign_mm2.h"
+
+typedef char mmw_anchor_layout_check[sizeof(warpalign_anchor) == sizeof(mm128_t) && sizeof(mm128_t) == 16? 1 : -1];
+
+static warpalign_ctx *mmw_ctx;     /* WARPALIGN_BACKEND's choice: batches of a speculation round */
+static warpalign_ctx *mmw_cpu_ctx; /* one call at a time, where the CPU is faster than a GPU launch */
+static pthread_once_t mmw_ctx_once = PTHREAD_ONCE_INIT, mmw_cpu_ctx_once = PTHREAD_ONCE_INIT;
+
+static void mmw_die(const char *msg)
+{
+	fprintf(stderr, "[ERROR] warpalign: %s\n", msg && *msg? msg : "unknown error");
+	exit(1);
+}
+
+static void mmw_ctx_init(void)
+{
+	mmw_ctx = warpalign_ctx_create();
+	if (mmw_ctx == 0) mmw_die(warpalign_last_error());
+}
+
+static const warpalign_ctx *mmw_get_ctx(void)
+{
+	pthread_once(&mmw_ctx_once, mmw_ctx_init);
+	return mmw_ctx;
+}
+
+static void mmw_cpu_ctx_init(void)
+{
+	mmw_cpu_ctx = warpalign_ctx_create_cpu();
+}
+
+static const warpalign_ctx *mmw_get_cpu_ctx(void)
+{
+	pthread_once(&mmw_cpu_ctx_once, mmw_cpu_ctx_init);
+	return mmw_cpu_ctx;
+}
+
+static void mmw_check(warpalign_status st)
+{
+	if (st != WARPALIGN_STATUS_OK) mmw_die(warpalign_last_error());
+}
+
+const char *mmw_version(void)
+{
+	return warpalign_version();
+}
+
+/* Copies a result into ez as ksw would have left it (the result keeps its CIGAR). */
+static void mmw_ksw_copy(void *km, const warpalign_ksw_result *r, ksw_extz_t *ez)
+{
+	if (r->n_cigar < 0 || (r->n_cigar > 0 && r->cigar == 0))
+		mmw_die("ksw result with an invalid CIGAR");
+	ez->max = r->max, ez->zdropped = !!r->zdropped;
+	ez->max_q = r->max_q, ez->max_t = r->max_t;
+	ez->mqe = r->mqe, ez->mqe_t = r->mqe_t;
+	ez->mte = r->mte, ez->mte_q = r->mte_q;
+	ez->score = r->score;
+	ez->reach_end = r->reach_end;
+	ez->n_cigar = r->n_cigar;
+	if (r->n_cigar > 0) {
+		int m = ez->m_cigar;
+		while (m < r->n_cigar) m = m? m << 1 : 4; /* ksw_push_cigar()'s growth */
+		if (m != ez->m_cigar) {
+			ez->m_cigar = m;
+			ez->cigar = (uint32_t*)krealloc(km, ez->cigar, (size_t)m << 2);
+		}
+		memcpy(ez->cigar, r->cigar, (size_t)r->n_cigar * sizeof(uint32_t));
+	}
+}
+
+/* ---- speculative batching (see the top of this file) ---- */
+
+#define MMW_MAX_ROUNDS 6      /* record rounds; what a later round would still find is computed on the spot */
+#define MMW_MAX_SLICES 16     /* hand-offs of the first pass's calls to the GPU, plus one */
+#define MMW_SLICE_BASES 8e6   /* and at least this many read bases per slice, */
+#define MMW_MIN_SLICES 4      /* except that a smaller batch still gets this many slices */
+#define MMW_MIN_SLICE_BASES 1e6 /* of at least this many bases: the GPU computes during its first pass too */
+
+enum { MMW_PASS_SEED, MMW_PASS_FIRST, MMW_PASS_RECORD, MMW_PASS_FINAL };
+typedef enum { MMW_EXTD2, MMW_EXTS2, MMW_EXTZ2 } mmw_kind_t;
+
+typedef struct { /* mm_map_frag_core's state where alignment starts */
+	int n_regs, rep_len, frag_gap;
+	int64_t n_a;
+	mm_reg1_t *regs;
+	mm128_t *a;
+} mmw_snap_t;
+
+typedef struct { /* mm_map_frag_core's state where chaining starts, its mg_lchain_dp call and the answer */
+	mm128_v mv;                   /* minimizers (a malloc'ed copy): a short-read re-chain seeds from them again */
+	int rep_len, n_mini_pos;
+	uint64_t *mini_pos;           /* malloc'ed copy */
+	warpalign_chain_dp_job job;   /* its anchors: a malloc'ed copy of a[], also the state to resume with */
+	warpalign_chain_dp_result res;
+} mmw_seeds_t;
+
+typedef struct { /* one fragment (read or read pair) of the batch */
+	int n_snap, m_snap, missed;
+	mmw_snap_t *snap;
+	int n_seeds, m_seeds;         /* one per mm_map_frag_core call that reached chaining in the seed pass */
+	mmw_seeds_t *seeds;
+} mmw_frag_t;
+
+struct mmw_batch_s {
+	int pass, round;
+	int ksw;                    /* ksw calls speculated on (passes first, record, final) */
+	int chain;                  /* chaining batched (a seed pass first) */
+	int final_chains;           /* the seed pass's chaining is computed by mmw_batch_final */
+	int64_t chain_jobs, chain_anchors;
+	double chain_sec;
+	int trace;                  /* WARPALIGN_TRACE=1: each pass's wall time on stderr */
+	/* first pass: once slice_end[k] bases are mapped, slice k's calls are handed to the thread computing
+	 * ahead (the last slice's are computed at the end of the pass) */
+	warpalign_ksw_cache *cache; /* this batch's calls, taken from mmw_caches */
+	int final_computes;         /* the calls left after the first pass are computed by mmw_batch_final */
+	int n_slice, next_slice;    /* next_slice: the first not handed over (atomic) */
+	int64_t *frag_len, *slice_end, bases_done; /* bases_done: atomic */
+	pthread_t ahead;
+	int ahead_started;
+	pthread_mutex_t lock;       /* guards the four below */
+	pthread_cond_t handed_over;
+	int handed, taken, computing, finish;
+	double t_pass;
+	long n_frag;
+	mmw_frag_t *frag;
+};
+
+static void mmw_seeds_free(mmw_seeds_t *s)
+{
+	free(s->mv.a), free(s->mini_pos), free((void*)s->job.anchors);
+	warpalign_chain_dp_results_free(&s->res, 1);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Speculation caches not in use: a batch takes one for its life (kt_pipeline has two or three in flight). */
+static warpalign_ksw_cache *mmw_caches[4];
+static int mmw_n_caches;
+static pthread_mutex_t mmw_caches_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Whether record rounds pay: a round reruns the alignment code of every read that met an unknown call
+ * to find the few calls that depend on real answers. With many reads the final pass computes those on
+ * the spot, spread over all threads; with few (assemblies) it would compute long chains of them in one
+ * thread. Learnt from each batch's final pass: on once it computed more than 1% of its calls. */
+static int mmw_rounds_pay; /* atomic: set by one batch's output step, read by the next's mapping step */
+#define MMW_FEW_FRAGS 64
+static pthread_t mmw_prepare_thread;    /* GPU start-up, overlapping index loading */
+static int mmw_prepare_state;           /* 0 not started, 1 running, 2 joined */
+
+/* exit() (an error, from any thread) must not unload the CUDA driver under a thread that is using it: GPU
+ * work holds this lock shared, and an exit handler, which runs before the driver's destructors, takes it
+ * exclusively for good. */
+static pthread_rwlock_t mmw_gpu_lock = PTHREAD_RWLOCK_INITIALIZER;
+static __thread int mmw_gpu_held;
+
+static void mmw_gpu_enter(void)
+{
+	pthread_rwlock_rdlock(&mmw_gpu_lock);
+	mmw_gpu_held = 1;
+}
+
+static void mmw_gpu_leave(void)
+{
+	mmw_gpu_held = 0;
+	pthread_rwlock_unlock(&mmw_gpu_lock);
+}
+
+static void mmw_at_exit(void)
+{
+	if (!mmw_gpu_held) pthread_rwlock_wrlock(&mmw_gpu_lock);
+}
+
+static void *mmw_prepare_main(void *arg)
+{
+	(void)arg;
+	mmw_gpu_enter();
+	warpalign_ctx_prepare(mmw_get_ctx());
+	mmw_gpu_leave();
+	return 0;
+}
+
+/* WARPALIGN_SPECULATE: -1 auto (with a GPU), 0 off, 1 on. */
+static int mmw_speculate(void)
+{
+	const char *env = getenv("WARPALIGN_SPECULATE");
+	if (env == 0 || *env == 0 || strcmp(env, "auto") == 0) return -1;
+	if (strcmp(env, "0") != 0 && strcmp(env, "1") != 0) mmw_die("WARPALIGN_SPECULATE must be 0, 1 or auto");
+	return env[0] == '1';
+}
+
+/* WARPALIGN_CHAIN_BATCH: 1 on, 0 off (default). Off by default: on an H100 with 16 cores the real ultra-long
+ * E. coli set took 1.14-1.17 s with it against 1.00-1.08 s without (-c), 0.76-0.78 s against 0.59-0.61 s
+ * (mapping only, which then also starts the GPU): its one batch's 371 calls took 0.056 s on the GPU while
+ * the CPU waited. */
+static int mmw_chain_batch(void)
+{
+	const char *env = getenv("WARPALIGN_CHAIN_BATCH");
+	if (env == 0 || *env == 0) return 0;
+	if (strcmp(env, "0") != 0 && strcmp(env, "1") != 0) mmw_die("WARPALIGN_CHAIN_BATCH must be 0 or 1");
+	return env[0] == '1';
+}
+
+/* Whether ksw calls may be speculated on: nothing to batch without CIGARs; debug output would print
+ * once per pass. */
+static int mmw_ksw_may(const mm_mapopt_t *opt)
+{
+	return (opt->flag & MM_F_CIGAR) && !mm_dbg_flag && mmw_speculate() != 0;
+}
+
+/* Whether chaining may be batched: mg_lchain_dp's presets (--rmq, the asm presets', is upstream's code). */
+static int mmw_chain_may(const mm_mapopt_t *opt)
+{
+	return !(opt->flag & MM_F_RMQ) && !mm_dbg_flag && mmw_chain_batch();
+}
+
+void mmw_start(const mm_mapopt_t *opt)
+{
+	if (!(mmw_ksw_may(opt) || mmw_chain_may(opt)) || mmw_prepare_state != 0) return;
+	atexit(mmw_at_exit);
+	mmw_prepare_state = pthread_create(&mmw_prepare_thread, 0, mmw_prepare_main, 0) == 0? 1 : 2;
+}
+
+/* Batches of at most this many bases while speculating, whatever -K says (WARPALIGN_BATCH_BASES: another
+ * cap, 0 for none). minimap2 reads a batch, maps it, then writes it, each step one batch at a time in
+ * its own thread: the first batch's reading and the last one's writing overlap nothing, and with -K's
+ * default of 500M they were a quarter of the rebuilt tool's time on a 500 Mb read set (measured best: 50M,
+ * 6.5 s against 7.4 s with 100M and 10.1 s with 500M on an H100 with 16 cores). Smaller batches
+ * keep them short and the memory of the speculation cache low; the output is the same (reads are mapped
+ * independently). Not with --split-prefix, whose merge reads the batches again. */
+#define MMW_BATCH_BASES 50000000
+
+/* Whether the batches of reads may be speculated on: the rest of the pipeline is tuned for it. */
+static int mmw_may_speculate(const mm_mapopt_t *opt)
+{
+	return (mmw_ksw_may(opt) || mmw_chain_may(opt)) && !opt->split_prefix;
+}
+
+int64_t mmw_batch_bases(const mm_mapopt_t *opt)
+{
+	const char *env = getenv("WARPALIGN_BATCH_BASES");
+	int64_t cap = MMW_BATCH_BASES;
+	if (!mmw_may_speculate(opt)) return opt->mini_batch_size;
+	if (env && *env) {
+		char *end;
+		cap = strtoll(env, &end, 10);
+		if (*end != 0 || cap < 0) mmw_die("WARPALIGN_BATCH_BASES must be a number of bases (0: no cap)");
+		if (cap == 0) return opt->mini_batch_size;
+	}
+	return opt->mini_batch_size < cap? opt->mini_batch_size : cap;
+}
+
+/* minimap2's pipeline threads (kt_pipeline): 2 unless -2 asks for 3. While speculating, a batch's output
+ * step also runs its final pass, long enough that with 2 threads the next batch is read only once it is
+ * done, leaving a gap before that batch is mapped; a third thread reads meanwhile, as with -2. */
+int mmw_pipeline_threads(const mm_mapopt_t *opt, int n_threads, int upstream)
+{
+	return n_threads > 1 && mmw_may_speculate(opt) && upstream < 3? 3 : upstream;
+}
+
+static __thread struct { /* the fragment this thread is mapping in a batched pass */
+	mmw_batch_t *batch;
+	mmw_frag_t *frag;
+	int next_snap, stand_in;
+	int next_seeds;
+	mmw_seeds_t *chain_answer; /* what the next mg_lchain_dp call takes when it is the same call */
+} mmw_cur;
+
+/* Slices the batch's bases evenly. */
+static void mmw_slice(mmw_batch_t *b)
+{
+	double total = 0.0;
+	const char *env = getenv("WARPALIGN_SLICES"); /* for tests: the number of slices */
+	long i;
+	int k;
+	for (i = 0; i < b->n_frag; ++i) total += b->frag_len[i];
+	if (env && *env) {
+		b->n_slice = atoi(env);
+		if (b->n_slice < 1 || b->n_slice > 64) mmw_die("WARPALIGN_SLICES must be 1 to 64");
+	} else {
+		b->n_slice = (int)(total / MMW_SLICE_BASES);
+		if (b->n_slice < MMW_MIN_SLICES) {
+			int small = (int)(total / MMW_MIN_SLICE_BASES);
+			b->n_slice = small < MMW_MIN_SLICES? small : MMW_MIN_SLICES;
+		}
+		b->n_slice = b->n_slice < 1? 1 : b->n_slice > MMW_MAX_SLICES? MMW_MAX_SLICES : b->n_slice;
+	}
+	b->slice_end = (int64_t*)calloc(b->n_slice, sizeof(int64_t));
+	for (k = 0; k < b->n_slice; ++k) b->slice_end[k] = (int64_t)(total * (k + 1) / b->n_slice);
+}
+
+static void *mmw_ahead_main(void *arg)
+{
+	mmw_batch_t *b = (mmw_batch_t*)arg;
+	pthread_mutex_lock(&b->lock);
+	for (;;) {
+		while (!b->finish && b->taken == b->handed) pthread_cond_wait(&b->handed_over, &b->lock);
+		if (b->finish) break;
+		b->taken = b->handed, b->computing = 1;
+		pthread_mutex_unlock(&b->lock);
+		mmw_gpu_enter();
+		mmw_check(warpalign_ksw_cache_compute_background(mmw_get_ctx(), b->cache, 0));
+		mmw_gpu_leave();
+		pthread_mutex_lock(&b->lock);
+		b->computing = 0;
+	}
+	pthread_mutex_unlock(&b->lock);
+	return 0;
+}
+
+/* A fragment of the first pass is through: hands the calls over when a slice is complete. */
+static void mmw_slice_progress(mmw_batch_t *b, long i)
+{
+	int64_t done = __atomic_add_fetch(&b->bases_done, b->frag_len[i], __ATOMIC_RELAXED);
+	int k = __atomic_load_n(&b->next_slice, __ATOMIC_RELAXED);
+	while (k < b->n_slice - 1 && done >= b->slice_end[k]) {
+		if (__atomic_compare_exchange_n(&b->next_slice, &k, k + 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+			pthread_mutex_lock(&b->lock);
+			++b->handed;
+			pthread_cond_signal(&b->handed_over);
+			pthread_mutex_unlock(&b->lock);
+			k = k + 1;
+		}
+	}
+}
+
+mmw_batch_t *mmw_batch_begin(const mm_mapopt_t *opt, long n_frag, const int64_t *frag_len)
+{
+	mmw_batch_t *b;
+	const char *trace;
+	int ksw = mmw_ksw_may(opt), chain = mmw_chain_may(opt);
+	double t = realtime();
+	if (!ksw && !chain) return 0;
+	mmw_start(opt); /* if main() did not */
+	if (mmw_prepare_state == 1) pthread_join(mmw_prepare_thread, 0), mmw_prepare_state = 2;
+	if (ksw && mmw_speculate() < 0 && warpalign_ctx_backend(mmw_get_ctx()) != WARPALIGN_BACKEND_GPU)
+		ksw = 0; /* on the CPU, one call at a time is faster */
+	if (!ksw && !chain) return 0;
+	b = (mmw_batch_t*)calloc(1, sizeof(mmw_batch_t));
+	b->ksw = ksw, b->chain = chain;
+	if (ksw) {
+		pthread_mutex_lock(&mmw_caches_lock);
+		b->cache = mmw_n_caches > 0? mmw_caches[--mmw_n_caches] : warpalign_ksw_cache_create();
+		pthread_mutex_unlock(&mmw_caches_lock);
+		if (b->cache == 0) mmw_die(warpalign_last_error());
+	}
+	b->frag = (mmw_frag_t*)calloc(n_frag, sizeof(mmw_frag_t));
+	b->n_frag = n_frag, b->pass = chain? MMW_PASS_SEED : MMW_PASS_FIRST;
+	b->frag_len = (int64_t*)malloc((n_frag > 0? n_frag : 1) * sizeof(int64_t));
+	if (n_frag > 0) memcpy(b->frag_len, frag_len, n_frag * sizeof(int64_t));
+	mmw_slice(b);
+	pthread_mutex_init(&b->lock, 0);
+	pthread_cond_init(&b->handed_over, 0);
+	if (ksw && b->n_slice > 1) {
+		if (pthread_create(&b->ahead, 0, mmw_ahead_main, b) != 0) mmw_die("cannot start a thread");
+		b->ahead_started = 1;
+	}
+	b->trace = (trace = getenv("WARPALIGN_TRACE")) != 0 && strcmp(trace, "1") == 0;
+	b->t_pass = realtime();
+	if (b->trace) {
+		fprintf(stderr, "[warpalign %.3f] waited for the GPU start: %.3f s; %s", b->t_pass - mm_realtime0, b->t_pass - t, chain? "seed pass, then " : "");
+		if (ksw) fprintf(stderr, "first pass in %d slice%s\n", b->n_slice, b->n_slice == 1? "" : "s");
+		else fprintf(stderr, "final pass\n");
+	}
+	return b;
+}
+
+/* Ends the ahead thread's taking of new calls (what it computes now goes on). */
+static void mmw_ahead_finish(mmw_batch_t *b)
+{
+	pthread_mutex_lock(&b->lock);
+	b->finish = 1;
+	pthread_cond_signal(&b->handed_over);
+	pthread_mutex_unlock(&b->lock);
+}
+
+/* Computes every call recorded so far and waits for the ahead thread; returns how many it computed. With
+ * cpu_too the CPU takes a share beside the GPU: for record rounds, which the mapping step waits for; the
+ * final pass's computing leaves the CPU to the next batch's first pass. */
+static size_t mmw_compute_rest(mmw_batch_t *b, int cpu_too)
+{
+	size_t n = 0;
+	double t = realtime();
+	mmw_gpu_enter();
+	mmw_check(cpu_too? warpalign_ksw_cache_compute(mmw_get_ctx(), b->cache, &n) : warpalign_ksw_cache_compute_background(mmw_get_ctx(), b->cache, &n));
+	mmw_gpu_leave();
+	if (b->trace) fprintf(stderr, "[warpalign %.3f] computed %ld calls: %.3f s\n", realtime() - mm_realtime0, (long)n, realtime() - t);
+	if (b->ahead_started) {
+		pthread_join(b->ahead, 0);
+		b->ahead_started = 0;
+		if (b->trace) fprintf(stderr, "[warpalign %.3f] waited for the computing ahead: %.3f s\n", realtime() - mm_realtime0, realtime() - t);
+	}
+	return n;
+}
+
+/* The seed pass's mg_lchain_dp calls, all in one batch call (on the GPU when there is one). */
+static void mmw_chain_compute(mmw_batch_t *b)
+{
+	warpalign_chain_dp_job *jobs;
+	warpalign_chain_dp_result *res;
+	int64_t n = 0, k = 0;
+	long i;
+	int j;
+	double t = realtime();
+	for (i = 0; i < b->n_frag; ++i) n += b->frag[i].n_seeds;
+	jobs = (warpalign_chain_dp_job*)malloc((n > 0? n : 1) * sizeof(*jobs));
+	res = (warpalign_chain_dp_result*)calloc(n > 0? n : 1, sizeof(*res));
+	for (i = 0; i < b->n_frag; ++i)
+		for (j = 0; j < b->frag[i].n_seeds; ++j) {
+			jobs[k++] = b->frag[i].seeds[j].job;
+			b->chain_anchors += b->frag[i].seeds[j].job.n_anchors;
+		}
+	mmw_gpu_enter();
+	mmw_check(warpalign_chain_dp_batch(mmw_get_ctx(), jobs, n, res));
+	mmw_gpu_leave();
+	for (i = 0, k = 0; i < b->n_frag; ++i)
+		for (j = 0; j < b->frag[i].n_seeds; ++j)
+			b->frag[i].seeds[j].res = res[k++];
+	free(jobs), free(res);
+	b->chain_jobs += n;
+	b->chain_sec += realtime() - t;
+	if (b->trace) fprintf(stderr, "[warpalign %.3f] chained %ld calls: %.3f s\n", realtime() - mm_realtime0, (long)n, realtime() - t);
+}
+
+int mmw_batch_next(mmw_batch_t *b)
+{
+	size_t n;
+	double t = realtime();
+	if (b->trace) {
+		static const char *name[] = { "seed", "first", "record", "final" };
+		fprintf(stderr, "[warpalign %.3f] %s pass: %.3f s\n", t - mm_realtime0, name[b->pass], t - b->t_pass);
+	}
+	if (b->pass == MMW_PASS_SEED) {
+		if (!b->ksw) { /* the output step chains, beside the next batch's seed pass */
+			b->pass = MMW_PASS_FINAL, b->final_chains = 1;
+			return 0;
+		}
+		mmw_chain_compute(b);
+		b->pass = MMW_PASS_FIRST;
+		b->t_pass = realtime();
+		return 1;
+	}
+	if (b->pass == MMW_PASS_FIRST) {
+		if (b->ahead_started) mmw_ahead_finish(b);
+		++b->round;
+		if (!__atomic_load_n(&mmw_rounds_pay, __ATOMIC_RELAXED) && b->n_frag > MMW_FEW_FRAGS) {
+			b->pass = MMW_PASS_FINAL, b->final_computes = 1;
+			return 0;
+		}
+		mmw_compute_rest(b, 1);
+		n = 1; /* the calls computed ahead count too: their reads may have more to find */
+	} else {
+		n = mmw_compute_rest(b, 1);
+		++b->round;
+	}
+	b->t_pass = realtime();
+	b->pass = n > 0 && b->round < MMW_MAX_ROUNDS? MMW_PASS_RECORD : MMW_PASS_FINAL;
+	return b->pass == MMW_PASS_RECORD;
+}
+
+void mmw_batch_final(mmw_batch_t *b)
+{
+	if (b->final_chains) mmw_chain_compute(b);
+	if (b->final_computes) mmw_compute_rest(b, 0);
+	b->t_pass = realtime();
+}
+
+void mmw_batch_end(mmw_batch_t *b)
+{
+	warpalign_ksw_cache_counters c;
+	long i;
+	int j;
+	double t = realtime();
+	if (b->trace) fprintf(stderr, "[warpalign %.3f] final pass: %.3f s\n", t - mm_realtime0, t - b->t_pass);
+	if (mm_verbose >= 3 && b->chain_jobs > 0)
+		fprintf(stderr, "[M::warpalign::%.3f*%.2f] %lld chaining calls (%lld anchors) computed in one batch on the %s, %.3f sec\n",
+				realtime() - mm_realtime0, cputime() / (realtime() - mm_realtime0), (long long)b->chain_jobs, (long long)b->chain_anchors,
+				warpalign_ctx_backend(mmw_get_ctx()) == WARPALIGN_BACKEND_GPU? "GPU" : "CPU", b->chain_sec);
+	for (i = 0; i < b->n_frag; ++i) {
+		for (j = 0; j < b->frag[i].n_seeds; ++j) mmw_seeds_free(&b->frag[i].seeds[j]);
+		free(b->frag[i].seeds);
+	}
+	memset(&c, 0, sizeof(c));
+	if (b->ksw) {
+		warpalign_ksw_cache_clear(b->cache);
+		warpalign_ksw_cache_stats(b->cache, &c);
+	}
+	if (c.misses * 100 > c.hits + c.misses) __atomic_store_n(&mmw_rounds_pay, 1, __ATOMIC_RELAXED);
+	if (mm_verbose >= 3 && c.recorded + c.hits + c.misses > 0)
+		fprintf(stderr, "[M::warpalign::%.3f*%.2f] %llu ksw calls (%.3g cells) computed ahead in %d batch%s (GPU %llu, CPU %llu), %.3f sec in all; "
+				"final pass: %llu answered, %llu computed on the spot; %.1f%% of the cells computed ahead unused\n",
+				realtime() - mm_realtime0, cputime() / (realtime() - mm_realtime0),
+				(unsigned long long)c.recorded, (double)c.recorded_cells, (int)c.rounds, c.rounds == 1? "" : "es",
+				(unsigned long long)c.gpu_jobs, (unsigned long long)c.cpu_jobs, c.compute_ns * 1e-9,
+				(unsigned long long)c.hits, (unsigned long long)c.misses,
+				c.recorded_cells? 100.0 * c.unused_cells / c.recorded_cells : 0.0);
+	for (i = 0; i < b->n_frag; ++i) {
+		for (j = 0; j < b->frag[i].n_snap; ++j)
+			free(b->frag[i].snap[j].regs), free(b->frag[i].snap[j].a);
+		free(b->frag[i].snap);
+	}
+	if (b->trace) fprintf(stderr, "[warpalign %.3f] batch end: %.3f s\n", realtime() - mm_realtime0, realtime() - t);
+	if (b->ksw) {
+		pthread_mutex_lock(&mmw_caches_lock);
+		if (mmw_n_caches < (int)(sizeof(mmw_caches) / sizeof(mmw_caches[0]))) mmw_caches[mmw_n_caches++] = b->cache;
+		else warpalign_ksw_cache_destroy(b->cache);
+		pthread_mutex_unlock(&mmw_caches_lock);
+	}
+	pthread_mutex_destroy(&b->lock);
+	pthread_cond_destroy(&b->handed_over);
+	free(b->frag_len), free(b->slice_end);
+	free(b->frag);
+	free(b);
+}
+
+int mmw_frag_begin(mmw_batch_t *b, long i)
+{
+	mmw_frag_t *f;
+	if (b == 0) return 1;
+	f = &b->frag[i];
+	if (b->pass == MMW_PASS_RECORD && !f->missed) return 0; /* it would find nothing new */
+	f->missed = 0;
+	memset(&mmw_cur, 0, sizeof(mmw_cur));
+	mmw_cur.batch = b, mmw_cur.frag = f;
+	return 1;
+}
+
+void mmw_frag_end(void)
+{
+	mmw_batch_t *b = mmw_cur.batch;
+	if (b && b->pass == MMW_PASS_FIRST && b->n_slice > 1) mmw_slice_progress(b, mmw_cur.frag - b->frag);
+	memset(&mmw_cur, 0, sizeof(mmw_cur));
+}
+
+void mmw_frag_snapshot(int n_regs, const mm_reg1_t *regs, int64_t n_a, const mm128_t *a, int rep_len, int frag_gap)
+{
+	mmw_frag_t *f = mmw_cur.frag;
+	mmw_snap_t *s;
+	int i;
+	if (mmw_cur.batch == 0 || mmw_cur.batch->pass != MMW_PASS_FIRST) return;
+	for (i = 0; i < n_regs; ++i)
+		if (regs[i].p) mmw_die("region with alignment data before alignment");
+	if (f->n_snap == f->m_snap) {
+		f->m_snap = f->m_snap? f->m_snap << 1 : 2;
+		f->snap = (mmw_snap_t*)realloc(f->snap, f->m_snap * sizeof(mmw_snap_t));
+	}
+	s = &f->snap[f->n_snap++];
+	s->n_regs = n_regs, s->n_a = n_a, s->rep_len = rep_len, s->frag_gap = frag_gap;
+	s->regs = (mm_reg1_t*)malloc((n_regs > 0? n_regs : 1) * sizeof(mm_reg1_t));
+	s->a = (mm128_t*)malloc((n_a > 0? n_a : 1) * sizeof(mm128_t));
+	if (n_regs > 0) memcpy(s->regs, regs, n_regs * sizeof(mm_reg1_t));
+	if (n_a > 0) memcpy(s->a, a, n_a * sizeof(mm128_t));
+}
+
+int mmw_frag_resume(void *km, int *n_regs, mm_reg1_t **regs, mm128_t **a, int *rep_len, int *frag_gap)
+{
+	mmw_snap_t *s;
+	if (mmw_cur.batch == 0 || mmw_cur.batch->pass <= MMW_PASS_FIRST || mmw_cur.next_snap >= mmw_cur.frag->n_snap) return 0;
+	s = &mmw_cur.frag->snap[mmw_cur.next_snap++];
+	*n_regs = s->n_regs, *rep_len = s->rep_len, *frag_gap = s->frag_gap;
+	*regs = (mm_reg1_t*)malloc((s->n_regs > 0? s->n_regs : 1) * sizeof(mm_reg1_t));
+	*a = Kmalloc(km, mm128_t, s->n_a > 0? s->n_a : 1);
+	if (s->n_regs > 0) memcpy(*regs, s->regs, s->n_regs * sizeof(mm_reg1_t));
+	if (s->n_a > 0) memcpy(*a, s->a, s->n_a * sizeof(mm128_t));
+	if (mmw_cur.batch->pass == MMW_PASS_FINAL) { /* last use */
+		free(s->regs), free(s->a);
+		s->regs = 0, s->a = 0;
+	}
+	return 1;
+}
+
+int mmw_chain_defer(int max_dist_x, int max_dist_y, int bw, int max_skip, int max_iter, int min_cnt, int min_sc, float chn_pen_gap, float chn_pen_skip,
+					int is_cdna, int n_seg, int64_t n_a, const mm128_t *a, const mm128_v *mv, int rep_len, int n_mini_pos, const uint64_t *mini_pos)
+{
+	mmw_frag_t *f = mmw_cur.frag;
+	mmw_seeds_t *s;
+	warpalign_chain_dp_job *j;
+	if (mmw_cur.batch == 0 || mmw_cur.batch->pass != MMW_PASS_SEED) return 0;
+	if (f->n_seeds == f->m_seeds) {
+		f->m_seeds = f->m_seeds? f->m_seeds << 1 : 1;
+		f->seeds = (mmw_seeds_t*)realloc(f->seeds, f->m_seeds * sizeof(mmw_seeds_t));
+	}
+	s = &f->seeds[f->n_seeds++];
+	memset(s, 0, sizeof(*s));
+	s->mv.n = s->mv.m = mv->n;
+	s->mv.a = (mm128_t*)malloc((mv->n > 0? mv->n : 1) * sizeof(mm128_t));
+	if (mv->n > 0) memcpy(s->mv.a, mv->a, mv->n * sizeof(mm128_t));
+	s->rep_len = rep_len, s->n_mini_pos = n_mini_pos;
+	s->mini_pos = (uint64_t*)malloc((n_mini_pos > 0? n_mini_pos : 1) * sizeof(uint64_t));
+	if (n_mini_pos > 0) memcpy(s->mini_pos, mini_pos, n_mini_pos * sizeof(uint64_t));
+	j = &s->job;
+	j->max_dist_x = max_dist_x, j->max_dist_y = max_dist_y, j->bw = bw, j->max_skip = max_skip, j->max_iter = max_iter;
+	j->min_cnt = min_cnt, j->min_sc = min_sc, j->chn_pen_gap = chn_pen_gap, j->chn_pen_skip = chn_pen_skip;
+	j->is_cdna = is_cdna, j->n_seg = n_seg, j->n_anchors = n_a;
+	if (n_a > 0) {
+		mm128_t *copy = (mm128_t*)malloc(n_a * sizeof(mm128_t));
+		memcpy(copy, a, n_a * sizeof(mm128_t));
+		j->anchors = (const warpalign_anchor*)copy;
+	}
+	return 1;
+}
+
+int mmw_chain_resume(void *km, mm128_v *mv, mm128_t **a, int64_t *n_a, int *rep_len, int *n_mini_pos, uint64_t **mini_pos)
+{
+	mmw_seeds_t *s;
+	if (mmw_cur.batch == 0 || mmw_cur.batch->pass == MMW_PASS_SEED || mmw_cur.next_seeds >= mmw_cur.frag->n_seeds) return 0;
+	s = &mmw_cur.frag->seeds[mmw_cur.next_seeds++];
+	mv->n = mv->m = s->mv.n;
+	mv->a = Kmalloc(km, mm128_t, s->mv.n > 0? s->mv.n : 1);
+	if (s->mv.n > 0) memcpy(mv->a, s->mv.a, s->mv.n * sizeof(mm128_t));
+	*rep_len = s->rep_len, *n_mini_pos = s->n_mini_pos;
+	*mini_pos = Kmalloc(km, uint64_t, s->n_mini_pos > 0? s->n_mini_pos : 1);
+	if (s->n_mini_pos > 0) memcpy(*mini_pos, s->mini_pos, s->n_mini_pos * sizeof(uint64_t));
+	*n_a = s->job.n_anchors;
+	*a = Kmalloc(km, mm128_t, *n_a > 0? *n_a : 1);
+	if (*n_a > 0) memcpy(*a, s->job.anchors, *n_a * sizeof(mm128_t));
+	free(s->mv.a), free(s->mini_pos); /* only the chaining call is left to come */
+	s->mv.a = 0, s->mini_pos = 0;
+	mmw_cur.chain_answer = s;
+	return 1;
+}
+
+int mmw_zdrop_test_skipped(void)
+{
+	int skip = mmw_cur.stand_in;
+	mmw_cur.stand_in = 0;
+	return skip;
+}
+
+/* What a record pass answers for an unknown call: an extension that extends nothing, or a gap fill that
+ * aligns the shorter side ungapped and puts the rest in one gap; no Z-drop. Any answer would do (the
+ * record pass's output is thrown away); these keep minimap2's later calls where the real answers will
+ * most often put them. */
+static void mmw_stand_in(void *km, int qlen, int tlen, int flag, ksw_extz_t *ez)
+{
+	ksw_reset_extz(ez);
+	if (flag & KSW_EZ_EXTZ_ONLY) return;
+	ez->score = 0;
+	if (qlen > 0 && tlen > 0) ez->cigar = ksw_push_cigar(km, &ez->n_cigar, &ez->m_cigar, ez->cigar, KSW_CIGAR_MATCH, qlen < tlen? qlen : tlen);
+	if (qlen > tlen) ez->cigar = ksw_push_cigar(km, &ez->n_cigar, &ez->m_cigar, ez->cigar, KSW_CIGAR_INS, qlen - tlen);
+	else if (tlen > qlen) ez->cigar = ksw_push_cigar(km, &ez->n_cigar, &ez->m_cigar, ez->cigar, KSW_CIGAR_DEL, tlen - qlen);
+}
+
+static void mmw_ksw(void *km, mmw_kind_t kind, const void *job, int qlen, int tlen, int flag, ksw_extz_t *ez)
+{
+	warpalign_ksw_result r;
+	mmw_batch_t *b = mmw_cur.batch;
+	warpalign_status st;
+	memset(&r, 0, sizeof(r));
+	mmw_cur.stand_in = 0;
+	if (b && b->ksw) {
+		int record = b->pass != MMW_PASS_FINAL, hit;
+		hit = kind == MMW_EXTD2? warpalign_ksw_cache_extd2(b->cache, (const warpalign_ksw_extd2_job*)job, record, &r)
+			: kind == MMW_EXTS2? warpalign_ksw_cache_exts2(b->cache, (const warpalign_ksw_exts2_job*)job, record, &r)
+			: warpalign_ksw_cache_extz2(b->cache, (const warpalign_ksw_extz2_job*)job, record, &r);
+		if (hit < 0) mmw_die(warpalign_last_error());
+		if (hit) { /* the CIGAR is the cache's */
+			mmw_ksw_copy(km, &r, ez);
+			return;
+		}
+		if (record) {
+			mmw_cur.frag->missed = 1, mmw_cur.stand_in = 1;
+			mmw_stand_in(km, qlen, tlen, flag, ez);
+			return;
+		}
+	}
+	st = kind == MMW_EXTD2? warpalign_ksw_extd2_batch(mmw_get_cpu_ctx(), (const warpalign_ksw_extd2_job*)job, 1, &r)
+		: kind == MMW_EXTS2? warpalign_ksw_exts2_batch(mmw_get_cpu_ctx(), (const warpalign_ksw_exts2_job*)job, 1, &r)
+		: warpalign_ksw_extz2_batch(mmw_get_cpu_ctx(), (const warpalign_ksw_extz2_job*)job, 1, &r);
+	mmw_check(st);
+	mmw_ksw_copy(km, &r, ez);
+	warpalign_ksw_results_free(&r, 1);
+}
+
+void mmw_ksw_extz2(void *km, int qlen, const uint8_t *query, int tlen, const uint8_t *target, int8_t m, const int8_t *mat,
+				   int8_t q, int8_t e, int w, int zdrop, int end_bonus, int flag, ksw_extz_t *ez)
+{
+	warpalign_ksw_extz2_job j;
+	j.qlen = qlen, j.query = query, j.tlen = tlen, j.target = target, j.m = m, j.mat = mat;
+	j.q = q, j.e = e, j.w = w, j.zdrop = zdrop, j.end_bonus = end_bonus, j.flag = flag;
+	mmw_ksw(km, MMW_EXTZ2, &j, qlen, tlen, flag, ez);
+}
+
+void mmw_ksw_extd2(void *km, int qlen, const uint8_t *query, int tlen, const uint8_t *target, int8_t m, const int8_t *mat,
+				   int8_t gapo, int8_t gape, int8_t gapo2, int8_t gape2, int w, int zdrop, int end_bonus, int flag, ksw_extz_t *ez)
+{
+	warpalign_ksw_extd2_job j;
+	j.qlen = qlen, j.query = query, j.tlen = tlen, j.target = target, j.m = m, j.mat = mat;
+	j.q = gapo, j.e = gape, j.q2 = gapo2, j.e2 = gape2, j.w = w, j.zdrop = zdrop, j.end_bonus = end_bonus, j.flag = flag;
+	mmw_ksw(km, MMW_EXTD2, &j, qlen, tlen, flag, ez);
+}
+
+void mmw_ksw_exts2(void *km, int qlen, const uint8_t *query, int tlen, const uint8_t *target, int8_t m, const int8_t *mat,
+				   int8_t gapo, int8_t gape, int8_t gapo2, int8_t noncan, int zdrop, int end_bonus, int8_t junc_bonus, int8_t junc_pen, int flag, const uint8_t *junc, ksw_extz_t *ez)
+{
+	warpalign_ksw_exts2_job j;
+	j.qlen = qlen, j.query = query, j.tlen = tlen, j.target = target, j.m = m, j.mat = mat;
+	j.q = gapo, j.e = gape, j.q2 = gapo2, j.noncan = noncan, j.zdrop = zdrop, j.end_bonus = end_bonus;
+	j.junc_bonus = junc_bonus, j.junc_pen = junc_pen, j.flag = flag, j.junc = junc;
+	mmw_ksw(km, MMW_EXTS2, &j, qlen, tlen, flag, ez);
+}
+
+/* Whether two calls are the same: every argument and every anchor. */
+static int mmw_chain_same_job(const warpalign_chain_dp_job *x, const warpalign_chain_dp_job *y)
+{
+	if (x->max_dist_x != y->max_dist_x || x->max_dist_y != y->max_dist_y || x->bw != y->bw || x->max_skip != y->max_skip
+		|| x->max_iter != y->max_iter || x->min_cnt != y->min_cnt || x->min_sc != y->min_sc
+		|| memcmp(&x->chn_pen_gap, &y->chn_pen_gap, sizeof(float)) != 0 || memcmp(&x->chn_pen_skip, &y->chn_pen_skip, sizeof(float)) != 0
+		|| x->is_cdna != y->is_cdna || x->n_seg != y->n_seg || x->n_anchors != y->n_anchors)
+		return 0;
+	if (x->n_anchors > 0 && (x->anchors == 0 || y->anchors == 0)) return 0;
+	return x->n_anchors == 0 || memcmp(x->anchors, y->anchors, x->n_anchors * sizeof(mm128_t)) == 0;
+}
+
+mm128_t *mmw_lchain_dp(int max_dist_x, int max_dist_y, int bw, int max_skip, int max_iter, int min_cnt, int min_sc, float chn_pen_gap, float chn_pen_skip,
+					   int is_cdna, int n_seg, int64_t n, mm128_t *a, int *n_u_, uint64_t **_u, void *km)
+{
+	warpalign_chain_dp_job j;
+	warpalign_chain_dp_result r;
+	int32_t i, n_u;
+	int64_t n_v;
+	uint64_t *u;
+	mm128_t *b;
+	mmw_seeds_t *s = mmw_cur.chain_answer;
+
+	mmw_cur.chain_answer = 0;
+	if (_u) *_u = 0, *n_u_ = 0;
+	j.max_dist_x = max_dist_x, j.max_dist_y = max_dist_y, j.bw = bw, j.max_skip = max_skip, j.max_iter = max_iter;
+	j.min_cnt = min_cnt, j.min_sc = min_sc, j.chn_pen_gap = chn_pen_gap, j.chn_pen_skip = chn_pen_skip;
+	j.is_cdna = is_cdna, j.n_seg = n_seg, j.n_anchors = n, j.anchors = (const warpalign_anchor*)a;
+	memset(&r, 0, sizeof(r));
+	if (s && mmw_chain_same_job(&s->job, &j)) { /* the seed pass's call, computed in the batch */
+		r = s->res;
+		memset(&s->res, 0, sizeof(s->res));
+	} else if (n == 0 || a == 0) {
+		if (s) mmw_seeds_free(s);
+		kfree(km, a);
+		return 0;
+	} else mmw_check(warpalign_chain_dp_batch(mmw_get_cpu_ctx(), &j, 1, &r));
+	if (s) mmw_seeds_free(s);
+
+	n_u = r.n_chains, n_v = -1;
+	if (n_u == 0) n_v = 0;
+	else if (n_u > 0 && r.chains && r.anchors)
+		for (i = 0, n_v = 0; i < n_u; ++i) n_v += (uint32_t)r.chains[i];
+	if (n_u < 0 || n_v < 0 || (n_u > 0 && n_v != r.n_anchors)) {
+		warpalign_chain_dp_results_free(&r, 1);
+		mmw_die("chain result with inconsistent chains and anchors");
+	}
+	u = n_u > 0? Kmalloc(km, uint64_t, n_u) : 0; /* upstream: Kmalloc(km, uint64_t, 0) is NULL */
+	if (n_u > 0) memcpy(u, r.chains, (size_t)n_u * sizeof(uint64_t));
+	*n_u_ = n_u, *_u = u;
+	if (n_u == 0) {
+		kfree(km, a);
+		warpalign_chain_dp_results_free(&r, 1);
+		return 0;
+	}
+	b = Kmalloc(km, mm128_t, n_v);
+	memcpy(b, r.anchors, (size_t)n_v * sizeof(mm128_t));
+	kfree(km, a);
+	warpalign_chain_dp_results_free(&r, 1);
+	return b;
+}

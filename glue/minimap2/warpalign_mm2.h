@@ -1,0 +1,69 @@
+#ifndef WARPALIGN_MM2_H
+#define WARPALIGN_MM2_H
+
+/* warpalign glue for minimap2: drop-in replacements for ksw_ext{d,s,z}2_sse() and mg_lchain_dp() that
+ * run on warpalign's engines (GPU when available) and leave every output, including km-allocated
+ * buffers, in exactly the state the upstream functions leave. See warpalign_mm2.c. */
+
+#include <stdint.h>
+#include "minimap.h"
+#include "ksw2.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void mmw_ksw_extz2(void *km, int qlen, const uint8_t *query, int tlen, const uint8_t *target, int8_t m, const int8_t *mat,
+				   int8_t q, int8_t e, int w, int zdrop, int end_bonus, int flag, ksw_extz_t *ez);
+
+void mmw_ksw_extd2(void *km, int qlen, const uint8_t *query, int tlen, const uint8_t *target, int8_t m, const int8_t *mat,
+				   int8_t gapo, int8_t gape, int8_t gapo2, int8_t gape2, int w, int zdrop, int end_bonus, int flag, ksw_extz_t *ez);
+
+void mmw_ksw_exts2(void *km, int qlen, const uint8_t *query, int tlen, const uint8_t *target, int8_t m, const int8_t *mat,
+				   int8_t gapo, int8_t gape, int8_t gapo2, int8_t noncan, int zdrop, int end_bonus, int8_t junc_bonus, int8_t junc_pen, int flag, const uint8_t *junc, ksw_extz_t *ez);
+
+mm128_t *mmw_lchain_dp(int max_dist_x, int max_dist_y, int bw, int max_skip, int max_iter, int min_cnt, int min_sc, float chn_pen_gap, float chn_pen_skip,
+					   int is_cdna, int n_seg, int64_t n, mm128_t *a, int *n_u_, uint64_t **_u, void *km);
+
+/* Speculative batching of one batch of reads (see warpalign_mm2.c). mmw_batch_begin() returns NULL when
+ * batching is off: no CIGAR, debug output, or WARPALIGN_SPECULATE=0 (default "auto": on with a GPU);
+ * frag_len[i] is fragment i's length in bases. Per pass: kt_for over the fragments, each worker calling
+ * mmw_frag_begin() (0: skip the fragment in this pass) and mmw_frag_end(). In the mapping step: record
+ * passes, their outputs thrown away, while mmw_batch_next() says 1. In the output step: mmw_batch_final(),
+ * the final pass (its output is minimap2's), mmw_batch_end(). */
+typedef struct mmw_batch_s mmw_batch_t;
+void mmw_start(const mm_mapopt_t *opt); /* starts the GPU in the background, e.g. while the index loads */
+int64_t mmw_batch_bases(const mm_mapopt_t *opt); /* the reads' batch size to use in place of -K's */
+int mmw_pipeline_threads(const mm_mapopt_t *opt, int n_threads, int upstream); /* kt_pipeline's threads */
+mmw_batch_t *mmw_batch_begin(const mm_mapopt_t *opt, long n_frag, const int64_t *frag_len);
+int mmw_batch_next(mmw_batch_t *b);
+void mmw_batch_final(mmw_batch_t *b);
+void mmw_batch_end(mmw_batch_t *b);
+int mmw_frag_begin(mmw_batch_t *b, long i);
+void mmw_frag_end(void);
+
+/* mm_map_frag_core's state where alignment starts: saved in the first pass (mmw_frag_snapshot), restored
+ * in later passes (mmw_frag_resume returns 1: continue from there; a, regs newly allocated in km / malloc). */
+void mmw_frag_snapshot(int n_regs, const mm_reg1_t *regs, int64_t n_a, const mm128_t *a, int rep_len, int frag_gap);
+int mmw_frag_resume(void *km, int *n_regs, mm_reg1_t **regs, mm128_t **a, int *rep_len, int *frag_gap);
+
+/* Batched chaining (WARPALIGN_CHAIN_BATCH=1; off by default): in a seed pass before the others,
+ * mm_map_frag_core stops at its first mg_lchain_dp call, which mmw_chain_defer saves with the state it needs
+ * (returns 1: free a, mv.a and mini_pos and return); the batch's calls are computed in one batch call; the
+ * next pass resumes there (mmw_chain_resume returns 1: skip seeding; mv.a, a, mini_pos newly allocated in
+ * km) and its mmw_lchain_dp call takes the batch's answer when it is the same call. */
+int mmw_chain_defer(int max_dist_x, int max_dist_y, int bw, int max_skip, int max_iter, int min_cnt, int min_sc, float chn_pen_gap, float chn_pen_skip,
+					int is_cdna, int n_seg, int64_t n_a, const mm128_t *a, const mm128_v *mv, int rep_len, int n_mini_pos, const uint64_t *mini_pos);
+int mmw_chain_resume(void *km, mm128_v *mv, mm128_t **a, int64_t *n_a, int *rep_len, int *n_mini_pos, uint64_t **mini_pos);
+
+/* 1 when the last ksw answer of this thread was a record pass's stand-in: its Z-drop test is skipped. */
+int mmw_zdrop_test_skipped(void);
+
+/* The linked warpalign library's version (static storage); touches no engine. */
+const char *mmw_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
