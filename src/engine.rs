@@ -1,6 +1,6 @@
 //! The engine context: which backend runs the batches, and the GPU runtime when there is one.
 
-use crate::gpu::GpuRuntime;
+use crate::gpu::{gate, GpuRuntime};
 use std::sync::Arc;
 
 /// What `WARPALIGN_BACKEND` asks for.
@@ -57,7 +57,7 @@ impl Engine {
             BackendChoice::Auto | BackendChoice::Gpu => match GpuRuntime::start() {
                 Ok(rt) => Some(Arc::new(rt)),
                 Err(e) => {
-                    if choice == BackendChoice::Gpu || !e.is_absent() {
+                    if !e.is_closed() && (choice == BackendChoice::Gpu || !e.is_absent()) {
                         eprintln!("[warpalign] {e}; running on the CPU (same output)");
                     }
                     None
@@ -79,14 +79,21 @@ impl Engine {
         }
     }
 
-    pub fn gpu(&self) -> Option<&Arc<GpuRuntime>> {
-        self.gpu.as_ref()
+    /// The GPU runtime, held for CUDA work until the result is dropped; None on the CPU, and once the
+    /// process is exiting ([`gate`]).
+    pub fn gpu(&self) -> Option<GpuPass<'_>> {
+        let rt = self.gpu.as_ref()?;
+        Some(GpuPass { rt, _pass: gate::enter()? })
+    }
+
+    pub fn has_gpu(&self) -> bool {
+        self.gpu.is_some()
     }
 
     /// Loads every GPU kernel now (no-op on the CPU). A failure is reported as the batches would report it:
     /// later batches fall back to the CPU.
     pub fn prepare(&self) {
-        if let Some(rt) = &self.gpu {
+        if let Some(rt) = self.gpu() {
             if let Err(e) = rt.load_all() {
                 gpu_failed_notice(&e);
             }
@@ -99,6 +106,27 @@ impl Engine {
             Some(rt) => format!("warpalign {} on GPU ({})", crate::VERSION, rt.device_name()),
             None => format!("warpalign {} on CPU", crate::VERSION),
         }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        if let Some(rt) = self.gpu.take() {
+            gate::dispose(rt);
+        }
+    }
+}
+
+/// An engine's GPU runtime with leave to use CUDA ([`gate::Pass`]), for one batch on the thread that took it.
+pub struct GpuPass<'a> {
+    rt: &'a Arc<GpuRuntime>,
+    _pass: gate::Pass<'static>,
+}
+
+impl std::ops::Deref for GpuPass<'_> {
+    type Target = GpuRuntime;
+    fn deref(&self) -> &GpuRuntime {
+        self.rt
     }
 }
 
@@ -117,6 +145,9 @@ pub(crate) fn par_zip<J: Sync, R: Send>(jobs: &[J], results: &mut [R], f: impl F
 
 /// Says once per process, on stderr, that a GPU batch failed and the CPU took it over (same output).
 pub(crate) fn gpu_failed_notice(err: &str) {
+    if gate::is_closed() {
+        return; // the process is exiting: not a failure, and nothing may follow upstream's last line
+    }
     static SAID: std::sync::Once = std::sync::Once::new();
     SAID.call_once(|| eprintln!("[warpalign] GPU batch failed ({err}); running on the CPU (same output)"));
 }

@@ -199,7 +199,7 @@ fn engine_batch_equals_twin() {
         let mut got: Vec<ChainDpResult> = (0..jobs.len()).map(|_| ChainDpResult::EMPTY).collect();
         warpalign::chain::dp_batch(&engine, &jobs, &mut got).expect("dp_batch");
         let mut direct: Vec<ChainDpResult> = (0..jobs.len()).map(|_| ChainDpResult::EMPTY).collect();
-        dp_batch_gpu(engine.gpu().expect("GPU engine"), &jobs, &mut direct).expect("dp_batch_gpu");
+        dp_batch_gpu(&engine.gpu().expect("GPU engine"), &jobs, &mut direct).expect("dp_batch_gpu");
         for (k, j) in jobs.iter().enumerate() {
             let mut want = ChainDpResult::EMPTY;
             twin::lchain_dp(j, &mut want);

@@ -431,6 +431,16 @@ extern "C" {
 #endif // __cplusplus
 
 /**
+ * Makes the process safe to exit: waits until no other thread is using the GPU through warpalign (a GPU
+ * still starting, a batch in flight) and turns later GPU work to the CPU, with the same results and
+ * nothing said. Call it before `exit()` or a return from `main` whenever a warpalign context or y-drop
+ * pool may exist: the CUDA driver registers exit handlers as it starts, which would otherwise run while
+ * another thread is inside it (a hang or an abort). A tool with many exit paths can link with
+ * `-Wl,--wrap=exit` and call it from `__wrap_exit`. Any thread; idempotent; for a process about to exit.
+ */
+void warpalign_shutdown(void);
+
+/**
  * The library version, e.g. "0.1.0". Static storage.
  */
 const char *warpalign_version(void);
@@ -459,12 +469,14 @@ struct warpalign_ctx *warpalign_ctx_create_cpu(void);
 void warpalign_ctx_destroy(struct warpalign_ctx *ctx);
 
 /**
- * The backend the context runs on.
  * Loads every GPU kernel of the context now, so that the first batch does not wait for it (optional; any
  * thread). NULL or a CPU context: nothing to do.
  */
 void warpalign_ctx_prepare(const struct warpalign_ctx *ctx);
 
+/**
+ * The backend the context runs on.
+ */
 enum warpalign_backend warpalign_ctx_backend(const struct warpalign_ctx *ctx);
 
 /**

@@ -93,6 +93,17 @@ pub(crate) fn batch_args<'a, J, R>(
     unsafe { Ok((&(*ctx).engine, std::slice::from_raw_parts(jobs, n), std::slice::from_raw_parts_mut(results, n))) }
 }
 
+/// Makes the process safe to exit: waits until no other thread is using the GPU through warpalign (a GPU
+/// still starting, a batch in flight) and turns later GPU work to the CPU, with the same results and
+/// nothing said. Call it before `exit()` or a return from `main` whenever a warpalign context or y-drop
+/// pool may exist: the CUDA driver registers exit handlers as it starts, which would otherwise run while
+/// another thread is inside it (a hang or an abort). A tool with many exit paths can link with
+/// `-Wl,--wrap=exit` and call it from `__wrap_exit`. Any thread; idempotent; for a process about to exit.
+#[no_mangle]
+pub extern "C" fn warpalign_shutdown() {
+    let _ = std::panic::catch_unwind(warpalign::gpu::gate::close);
+}
+
 /// The library version, e.g. "0.1.0". Static storage.
 #[no_mangle]
 pub extern "C" fn warpalign_version() -> *const c_char {
@@ -139,7 +150,6 @@ pub extern "C" fn warpalign_ctx_destroy(ctx: *mut WarpalignCtx) {
     }
 }
 
-/// The backend the context runs on.
 /// Loads every GPU kernel of the context now, so that the first batch does not wait for it (optional; any
 /// thread). NULL or a CPU context: nothing to do.
 #[no_mangle]
@@ -150,6 +160,7 @@ pub extern "C" fn warpalign_ctx_prepare(ctx: *const WarpalignCtx) {
     }
 }
 
+/// The backend the context runs on.
 #[no_mangle]
 pub extern "C" fn warpalign_ctx_backend(ctx: *const WarpalignCtx) -> WarpalignBackend {
     // SAFETY: a null context reads as CPU; otherwise it is live.

@@ -99,8 +99,8 @@ pub fn dp_batch(engine: &Engine, jobs: &[ChainDpJob], results: &mut [ChainDpResu
         }
     }
     dump::dump(jobs)?;
-    if let Some(rt) = engine.gpu().filter(|_| jobs.len() >= GPU_MIN_JOBS) {
-        match gpu::dp_batch_gpu(rt, jobs, results) {
+    if let Some(rt) = (jobs.len() >= GPU_MIN_JOBS).then(|| engine.gpu()).flatten() {
+        match gpu::dp_batch_gpu(&rt, jobs, results) {
             Ok(()) => return Ok(()),
             Err(e) => crate::engine::gpu_failed_notice(&e),
         }

@@ -2,6 +2,7 @@
 //! batched 2-bit pack that proves the path end to end (checked against the CPU at start).
 
 mod cache;
+pub mod gate;
 mod pack;
 
 pub use pack::{pack2bit_cpu, Packed};
@@ -28,13 +29,21 @@ pub fn nvrtc_options(arch: &str) -> Vec<String> {
 pub enum StartError {
     /// No driver or no device: the quiet, ordinary case on a CPU machine.
     Absent(String),
+    /// The process is exiting ([`gate::close`]): said nowhere.
+    Closed,
     /// A GPU is there but something failed (compilation, self-check, driver error).
     Failed(String),
 }
 
 impl StartError {
+    /// Whether it goes unsaid when the GPU was not asked for explicitly.
     pub fn is_absent(&self) -> bool {
-        matches!(self, StartError::Absent(_))
+        matches!(self, StartError::Absent(_) | StartError::Closed)
+    }
+
+    /// Whether it goes unsaid in any case.
+    pub fn is_closed(&self) -> bool {
+        matches!(self, StartError::Closed)
     }
 }
 
@@ -43,6 +52,7 @@ impl std::fmt::Display for StartError {
         match self {
             StartError::Absent(m) => write!(f, "no GPU: {m}"),
             StartError::Failed(m) => write!(f, "GPU unusable: {m}"),
+            StartError::Closed => write!(f, "the process is exiting"),
         }
     }
 }
@@ -88,8 +98,10 @@ const STAGING_KEPT: usize = 16;
 
 impl GpuRuntime {
     /// Probes the driver before touching it (cudarc panics without libcuda), opens device 0, compiles the
-    /// kernels and checks the pack kernel against the CPU on a fixed batch.
+    /// kernels and checks the pack kernel against the CPU on a fixed batch. Under a pass of [`gate`]: once
+    /// the process is exiting it gives up between its steps.
     pub fn start() -> Result<Self, StartError> {
+        let Some(_pass) = gate::enter() else { return Err(StartError::Closed) };
         // SAFETY: only tries to dlopen libcuda.
         let driver = std::panic::catch_unwind(|| unsafe { cudarc::driver::sys::is_culib_present() }).unwrap_or(false);
         if !driver {
@@ -97,8 +109,14 @@ impl GpuRuntime {
         }
         let rt = std::panic::catch_unwind(Self::start_with_driver)
             .map_err(|_| StartError::Failed("the CUDA driver panicked during start-up".into()))??;
-        rt.self_check().map_err(StartError::Failed)?;
-        Ok(rt)
+        let checked = if gate::is_closed() { Err(StartError::Closed) } else { rt.self_check().map_err(StartError::Failed) };
+        match checked {
+            Ok(()) => Ok(rt),
+            Err(e) => {
+                rt.dispose();
+                Err(e)
+            }
+        }
     }
 
     fn start_with_driver() -> Result<Self, StartError> {
@@ -128,6 +146,9 @@ impl GpuRuntime {
         let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(m) = modules.get(name) {
             return Ok(m.clone());
+        }
+        if gate::is_closed() {
+            return Err("the process is exiting".into());
         }
         let ptx = compile(name, src, &self.arch)?;
         let m = self
@@ -166,6 +187,11 @@ impl GpuRuntime {
     /// Compiles (or reads from the disk cache) and loads every kernel module now, so that no batch pays for it.
     pub fn load_all(&self) -> Result<(), String> {
         KERNELS.iter().try_for_each(|(name, _)| self.module(name).map(|_| ()))
+    }
+
+    /// Frees the runtime under a pass, or leaks it once the process is exiting ([`gate::dispose`]).
+    pub fn dispose(self) {
+        gate::dispose(self)
     }
 
     pub fn device_name(&self) -> &str {

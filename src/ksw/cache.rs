@@ -314,9 +314,10 @@ impl KswCache {
     /// As [`KswCache::compute`], but extd2 calls run on the context's backend alone (the GPU when there is
     /// one), leaving the CPU to the caller: for computing ahead while the tool's threads record more.
     pub fn compute_background(&self, engine: &Engine) -> Result<usize> {
-        match engine.gpu() {
-            Some(_) => super::gpu::host_pool().install(|| self.compute_with(engine, false)),
-            None => self.compute_with(engine, false),
+        if engine.has_gpu() {
+            super::gpu::host_pool().install(|| self.compute_with(engine, false))
+        } else {
+            self.compute_with(engine, false)
         }
     }
 
@@ -383,7 +384,7 @@ impl KswCache {
         let t = Instant::now();
         let cells: u64 = jobs.iter().map(|j| band_cells(j.qlen, j.tlen, j.w)).sum();
         let busy = |until| *self.gpu_busy_until.lock().unwrap_or_else(|p| p.into_inner()) = until;
-        if engine.gpu().is_some() {
+        if engine.has_gpu() {
             busy(Some(t + std::time::Duration::from_secs_f64(cells as f64 / self.rates().0)));
         }
         let ran = super::extd2_run(engine, jobs, out);
@@ -408,7 +409,7 @@ impl KswCache {
     /// Runs extd2 jobs on the GPU and the CPU twin at once, splitting the cells by the rates both sides
     /// had last round (both are exact, so the split changes only the time). Returns (GPU jobs, CPU jobs).
     fn extd2_split(&self, engine: &Engine, jobs: &[KswExtd2Job], out: &mut [KswResult]) -> Result<(usize, usize)> {
-        if engine.gpu().is_none() || jobs.len() < 2 * super::GPU_MIN_JOBS {
+        if !engine.has_gpu() || jobs.len() < 2 * super::GPU_MIN_JOBS {
             return match super::extd2_run(engine, jobs, out)? {
                 Backend::Gpu => Ok((jobs.len(), 0)),
                 Backend::Cpu => Ok((0, jobs.len())),

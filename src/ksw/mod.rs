@@ -221,8 +221,8 @@ pub fn extd2_batch(engine: &Engine, jobs: &[KswExtd2Job], results: &mut [KswResu
 fn extd2_run(engine: &Engine, jobs: &[KswExtd2Job], results: &mut [KswResult]) -> Result<Backend> {
     check_batch(jobs, results)?;
     dump::dump(jobs, dump::encode_extd2)?;
-    if let Some(rt) = engine.gpu().filter(|_| jobs.len() >= GPU_MIN_JOBS) {
-        match gpu::extd2_batch_gpu(rt, jobs, results) {
+    if let Some(rt) = (jobs.len() >= GPU_MIN_JOBS).then(|| engine.gpu()).flatten() {
+        match gpu::extd2_batch_gpu(&rt, jobs, results) {
             Ok(()) => return Ok(Backend::Gpu),
             Err(e) => crate::engine::gpu_failed_notice(&e),
         }
@@ -239,8 +239,8 @@ pub fn exts2_batch(engine: &Engine, jobs: &[KswExts2Job], results: &mut [KswResu
 fn exts2_run(engine: &Engine, jobs: &[KswExts2Job], results: &mut [KswResult]) -> Result<Backend> {
     check_batch(jobs, results)?;
     dump::dump(jobs, dump::encode_exts2)?;
-    if let Some(rt) = engine.gpu().filter(|_| jobs.len() >= GPU_MIN_JOBS) {
-        match gpu::exts2_batch_gpu(rt, jobs, results) {
+    if let Some(rt) = (jobs.len() >= GPU_MIN_JOBS).then(|| engine.gpu()).flatten() {
+        match gpu::exts2_batch_gpu(&rt, jobs, results) {
             Ok(()) => return Ok(Backend::Gpu),
             Err(e) => crate::engine::gpu_failed_notice(&e),
         }

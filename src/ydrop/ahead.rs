@@ -22,7 +22,7 @@
 use super::twin::{self, shadow::Envelope};
 use super::{gpu, BoundsCopy, YdropJob, YdropResult};
 use crate::engine::BackendChoice;
-use crate::gpu::GpuRuntime;
+use crate::gpu::{gate, GpuRuntime};
 use crate::{Error, Result};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -355,13 +355,18 @@ fn finish(st: &mut State, t: Ticket, outcome: std::result::Result<(YdropResult, 
 /// The GPU thread: starts the GPU runtime, then runs batches of the queued jobs past the first `threads` (the
 /// CPU workers take those). Without a usable GPU, or after a GPU error, it leaves everything to the workers.
 fn gpu_thread(shared: &Shared, threads: usize) {
-    let rt = match GpuRuntime::start() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("[WARNING] warpalign: y-drop extensions ahead run on the CPU: {e}");
-            return;
+    match GpuRuntime::start() {
+        Ok(rt) => {
+            gpu_batches(shared, threads, &rt);
+            rt.dispose();
         }
-    };
+        Err(e) if e.is_closed() => {}
+        Err(e) => eprintln!("[WARNING] warpalign: y-drop extensions ahead run on the CPU: {e}"),
+    }
+}
+
+/// [`gpu_thread`]'s loop, until the pool shuts down, the GPU fails or the process exits ([`gate`]).
+fn gpu_batches(shared: &Shared, threads: usize, rt: &GpuRuntime) {
     let mut st = shared.lock();
     loop {
         if st.shutdown {
@@ -371,6 +376,7 @@ fn gpu_thread(shared: &Shared, threads: usize) {
             st = shared.gpu_work.wait(st).unwrap_or_else(|p| p.into_inner());
             continue;
         }
+        let Some(_pass) = gate::enter() else { return };
         let take = (st.queue.len() - threads).min(GPU_BATCH_MAX);
         // (a queued slot's job has no bounds: they are kept beside it, for the CPU workers)
         let mut batch: Vec<(Ticket, YdropJob)> = Vec::with_capacity(take);
@@ -387,7 +393,7 @@ fn gpu_thread(shared: &Shared, threads: usize) {
         let mut results: Vec<YdropResult> = jobs.iter().map(|_| YdropResult::EMPTY).collect();
         let mut envs = vec![Envelope::default(); jobs.len()];
         let on_gpu = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            gpu::one_sided_batch_gpu_recorded(&rt, &jobs, &mut results, &mut envs)
+            gpu::one_sided_batch_gpu_recorded(rt, &jobs, &mut results, &mut envs)
         }));
         let gpu_failed = !matches!(on_gpu, Ok(Ok(())));
         if let Ok(Err(e)) = &on_gpu {

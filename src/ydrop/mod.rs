@@ -418,8 +418,8 @@ pub fn one_sided_batch(engine: &Engine, jobs: &[YdropJob], results: &mut [YdropR
         let extents: Vec<twin::Extent> = jobs.iter().zip(results.iter_mut()).map(|(j, r)| twin::one_sided(j, r)).collect();
         return dump::record(jobs, results, &extents);
     }
-    if let Some(rt) = engine.gpu().filter(|_| jobs.len() >= GPU_MIN_JOBS) {
-        match gpu::one_sided_batch_gpu(rt, jobs, results) {
+    if let Some(rt) = (jobs.len() >= GPU_MIN_JOBS).then(|| engine.gpu()).flatten() {
+        match gpu::one_sided_batch_gpu(&rt, jobs, results) {
             Ok(()) => return Ok(()),
             Err(e) => crate::engine::gpu_failed_notice(&e),
         }
