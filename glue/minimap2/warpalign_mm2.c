@@ -94,6 +94,23 @@ const char *mmw_version(void)
 	return warpalign_version();
 }
 
+/* The CUDA driver registers exit handlers while the GPU starts (in its thread), and those run first: an
+ * exit while another thread is inside the driver hangs or aborts. warpalign_shutdown() waits for that
+ * thread and keeps the GPU out from then on; minimap2 is linked with -Wl,--wrap=exit, so that every exit()
+ * calls it first, and main() calls mmw_exit_ready() before it returns. */
+void mmw_exit_ready(void)
+{
+	warpalign_shutdown();
+}
+
+void __real_exit(int status) __attribute__((noreturn));
+void __wrap_exit(int status) __attribute__((noreturn));
+void __wrap_exit(int status)
+{
+	warpalign_shutdown();
+	__real_exit(status);
+}
+
 /* Copies a result into ez as ksw would have left it (the result keeps its CIGAR). */
 static void mmw_ksw_copy(void *km, const warpalign_ksw_result *r, ksw_extz_t *ez)
 {
@@ -194,35 +211,10 @@ static int mmw_rounds_pay; /* atomic: set by one batch's output step, read by th
 static pthread_t mmw_prepare_thread;    /* GPU start-up, overlapping index loading */
 static int mmw_prepare_state;           /* 0 not started, 1 running, 2 joined */
 
-/* exit() (an error, from any thread) must not unload the CUDA driver under a thread that is using it: GPU
- * work holds this lock shared, and an exit handler, which runs before the driver's destructors, takes it
- * exclusively for good. */
-static pthread_rwlock_t mmw_gpu_lock = PTHREAD_RWLOCK_INITIALIZER;
-static __thread int mmw_gpu_held;
-
-static void mmw_gpu_enter(void)
-{
-	pthread_rwlock_rdlock(&mmw_gpu_lock);
-	mmw_gpu_held = 1;
-}
-
-static void mmw_gpu_leave(void)
-{
-	mmw_gpu_held = 0;
-	pthread_rwlock_unlock(&mmw_gpu_lock);
-}
-
-static void mmw_at_exit(void)
-{
-	if (!mmw_gpu_held) pthread_rwlock_wrlock(&mmw_gpu_lock);
-}
-
 static void *mmw_prepare_main(void *arg)
 {
 	(void)arg;
-	mmw_gpu_enter();
 	warpalign_ctx_prepare(mmw_get_ctx());
-	mmw_gpu_leave();
 	return 0;
 }
 
@@ -263,7 +255,6 @@ static int mmw_chain_may(const mm_mapopt_t *opt)
 void mmw_start(const mm_mapopt_t *opt)
 {
 	if (!(mmw_ksw_may(opt) || mmw_chain_may(opt)) || mmw_prepare_state != 0) return;
-	atexit(mmw_at_exit);
 	mmw_prepare_state = pthread_create(&mmw_prepare_thread, 0, mmw_prepare_main, 0) == 0? 1 : 2;
 }
 
@@ -344,9 +335,7 @@ static void *mmw_ahead_main(void *arg)
 		if (b->finish) break;
 		b->taken = b->handed, b->computing = 1;
 		pthread_mutex_unlock(&b->lock);
-		mmw_gpu_enter();
 		mmw_check(warpalign_ksw_cache_compute_background(mmw_get_ctx(), b->cache, 0));
-		mmw_gpu_leave();
 		pthread_mutex_lock(&b->lock);
 		b->computing = 0;
 	}
@@ -427,9 +416,7 @@ static size_t mmw_compute_rest(mmw_batch_t *b, int cpu_too)
 {
 	size_t n = 0;
 	double t = realtime();
-	mmw_gpu_enter();
 	mmw_check(cpu_too? warpalign_ksw_cache_compute(mmw_get_ctx(), b->cache, &n) : warpalign_ksw_cache_compute_background(mmw_get_ctx(), b->cache, &n));
-	mmw_gpu_leave();
 	if (b->trace) fprintf(stderr, "[warpalign %.3f] computed %ld calls: %.3f s\n", realtime() - mm_realtime0, (long)n, realtime() - t);
 	if (b->ahead_started) {
 		pthread_join(b->ahead, 0);
@@ -456,9 +443,7 @@ static void mmw_chain_compute(mmw_batch_t *b)
 			jobs[k++] = b->frag[i].seeds[j].job;
 			b->chain_anchors += b->frag[i].seeds[j].job.n_anchors;
 		}
-	mmw_gpu_enter();
 	mmw_check(warpalign_chain_dp_batch(mmw_get_ctx(), jobs, n, res));
-	mmw_gpu_leave();
 	for (i = 0, k = 0; i < b->n_frag; ++i)
 		for (j = 0; j < b->frag[i].n_seeds; ++j)
 			b->frag[i].seeds[j].res = res[k++];

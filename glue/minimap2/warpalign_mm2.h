@@ -33,6 +33,7 @@ mm128_t *mmw_lchain_dp(int max_dist_x, int max_dist_y, int bw, int max_skip, int
  * the final pass (its output is minimap2's), mmw_batch_end(). */
 typedef struct mmw_batch_s mmw_batch_t;
 void mmw_start(const mm_mapopt_t *opt); /* starts the GPU in the background, e.g. while the index loads */
+void mmw_exit_ready(void); /* before main() returns: waits for any thread inside the GPU driver */
 int64_t mmw_batch_bases(const mm_mapopt_t *opt); /* the reads' batch size to use in place of -K's */
 int mmw_pipeline_threads(const mm_mapopt_t *opt, int n_threads, int upstream); /* kt_pipeline's threads */
 mmw_batch_t *mmw_batch_begin(const mm_mapopt_t *opt, long n_frag, const int64_t *frag_len);

@@ -185,5 +185,12 @@ int main(void)
 	printf("capi: ok (warpalign %s, %s backend, %d threads x %d jobs)\n", warpalign_version(),
 	       warpalign_ctx_backend(ctx) == WARPALIGN_BACKEND_GPU ? "GPU" : "CPU", N_THREADS, N_JOBS);
 	warpalign_ctx_destroy(ctx);
+	/* as a tool ends: no thread may be inside the GPU driver when its exit handlers run; after it, GPU work
+	 * runs on the CPU with the same results */
+	warpalign_shutdown();
+	warpalign_shutdown();
+	ctx = warpalign_ctx_create();
+	if (ctx == NULL || warpalign_ctx_backend(ctx) != WARPALIGN_BACKEND_CPU) fail("a context made after warpalign_shutdown is not on the CPU");
+	warpalign_ctx_destroy(ctx);
 	return 0;
 }
