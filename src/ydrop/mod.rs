@@ -40,7 +40,6 @@
 pub mod ahead;
 pub mod dump;
 pub mod gpu;
-pub mod oracle;
 pub mod twin;
 
 use crate::{Engine, Error, Result};

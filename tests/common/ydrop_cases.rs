@@ -5,6 +5,7 @@
 use super::Rng;
 use std::sync::Arc;
 use warpalign::ydrop::{self, seg, YdropAlignment, YdropBounds, YdropJob, YdropResult, YdropSegment, NONE};
+use warpalign_ffi::lastz as c;
 
 /// LASTZ's default traceback (`--allocate:traceback=80M`): `tback.size` cells.
 pub const TB_DEFAULT: u32 = 80 * 1024 * 1024 - 7;
@@ -163,7 +164,7 @@ pub fn outcome(r: &mut YdropResult) -> Outcome {
 
 pub fn oracle(j: &YdropJob) -> Outcome {
     let mut r = YdropResult::EMPTY;
-    ydrop::oracle::one_sided(j, &mut r);
+    oracle_one_sided(j, &mut r);
     outcome(&mut r)
 }
 
@@ -511,4 +512,40 @@ pub fn random_constrained_case_with_snapshot(rng: &mut Rng, pool: &[Arc<Matrix>]
     case.bounds = Some(link_bounds(rng, anchor, &chains));
     let known: Vec<_> = chains.into_iter().filter(|_| rng.chance(keep)).collect();
     (case, link_bounds(rng, anchor, &known))
+}
+
+// the shim's flat bounds types are ours field for field
+const _: () = assert!(std::mem::size_of::<YdropBounds>() == std::mem::size_of::<c::warpalign_oracle_lastz_ydrop_bounds>());
+const _: () = assert!(
+    std::mem::size_of::<YdropAlignment>() == std::mem::size_of::<c::warpalign_oracle_lastz_ydrop_alignment>()
+);
+const _: () =
+    assert!(std::mem::size_of::<YdropSegment>() == std::mem::size_of::<c::warpalign_oracle_lastz_ydrop_segment>());
+
+/// LASTZ's own `ydrop_one_sided_align` (the oracle) on a job; same contract as the twin's `one_sided`. That
+/// copy keeps file-static scratch (`tbRow`), so the shim serializes its calls.
+pub fn oracle_one_sided(j: &YdropJob, out: &mut YdropResult) {
+    // SAFETY: ydrop_out is plain data.
+    let mut o: c::warpalign_oracle_lastz_ydrop_out = unsafe { std::mem::zeroed() };
+    // The shim takes LASTZ's 1-based pointers (one byte before the first base); it never dereferences
+    // A[0] or B[0], so wrapping_sub keeps this free of out-of-bounds pointer arithmetic on our side.
+    // SAFETY: the job was checked; the shim locks its shared state, and ops is malloc'ed for us.
+    unsafe {
+        c::warpalign_oracle_lastz_ydrop_one_sided(
+            j.a.wrapping_sub(1),
+            j.b.wrapping_sub(1),
+            j.m,
+            j.n,
+            j.reversed,
+            j.trim_to_peak,
+            j.sub,
+            j.gap_open,
+            j.gap_extend,
+            j.y_drop,
+            j.tb_size,
+            j.bounds.cast(),
+            &mut o,
+        )
+    };
+    *out = YdropResult { score: o.score, end1: o.end1, end2: o.end2, truncated: o.truncated, n_ops: o.n_ops, ops: o.ops };
 }
