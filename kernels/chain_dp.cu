@@ -37,8 +37,6 @@ struct Par {
 	float gap, skip;
 };
 
-__device__ __forceinline__ int wadd(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
-__device__ __forceinline__ int wsub(int a, int b) { return (int)((unsigned)a - (unsigned)b); }
 
 // C's (int)f on x86-64 (cvttss2si): INT32_MIN for NaN and out of range; CUDA's conversion saturates instead.
 __device__ __forceinline__ int cvtt(float x)

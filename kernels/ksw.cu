@@ -95,12 +95,9 @@ typedef unsigned char u8;
 #define NR 12
 
 #define MAX_WARPS 32
-#define I32_MIN (-2147483647 - 1)
 
 // int8 wrap-around, as _mm_add_epi8 / _mm_sub_epi8
 __device__ __forceinline__ int w8(int x) { return (int)(i8)(u8)(x & 0xff); }
-__device__ __forceinline__ int wadd(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
-__device__ __forceinline__ int wsub(int a, int b) { return (int)((unsigned)a - (unsigned)b); }
 
 struct Ez {
 	int max; // the 31-bit field, always >= 0

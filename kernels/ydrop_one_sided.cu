@@ -43,7 +43,6 @@ typedef long long i64;
 
 #define FULL 0xffffffffu
 #define NEG_INF (-1932735283)
-#define I32_MIN (-2147483647 - 1)
 #define NO_Y (-(1LL << 62))
 #define BEST_MAX (1 << 30)
 #define NO_FIRST 2147483647 // (no live column in a thread)
@@ -105,8 +104,6 @@ typedef long long i64;
 #define ST_BAIL 1
 #define ST_SHORT 2 // (read past an uploaded prefix: longer ones may finish it)
 
-__device__ __forceinline__ int wadd(int a, int b) { return (int)((unsigned)a + (unsigned)b); }
-__device__ __forceinline__ int wsub(int a, int b) { return (int)((unsigned)a - (unsigned)b); }
 
 __device__ __forceinline__ int incl_max(int v, int lane)
 {

@@ -7,6 +7,7 @@ pub mod dump;
 pub mod gpu;
 pub mod twin;
 
+use crate::gpu::GPU_MIN_JOBS;
 use crate::{Engine, Error, Result};
 
 /// One anchor, minimap2's `mm128_t`.
@@ -86,8 +87,6 @@ unsafe impl Sync for ChainDpJob {}
 // SAFETY: a result exclusively owns its arrays.
 unsafe impl Send for ChainDpResult {}
 
-/// Batches smaller than this stay on the CPU: a launch costs more than a few fills.
-pub(crate) const GPU_MIN_JOBS: usize = 64;
 
 pub fn dp_batch(engine: &Engine, jobs: &[ChainDpJob], results: &mut [ChainDpResult]) -> Result<()> {
     if jobs.len() != results.len() {

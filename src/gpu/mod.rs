@@ -11,12 +11,13 @@ use cudarc::driver::{CudaContext, CudaModule, CudaStream, PinnedHostSlice};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-/// The CUDA sources of every kernel, by module name, compiled at run time for the device's architecture.
+/// The CUDA sources of every kernel, by module name, compiled at run time for the device's architecture;
+/// each starts with `kernels/common.cuh`.
 pub const KERNELS: &[(&str, &str)] = &[
-    ("pack", include_str!("../../kernels/pack.cu")),
-    ("ksw", include_str!("../../kernels/ksw.cu")),
-    ("chain_dp", include_str!("../../kernels/chain_dp.cu")),
-    ("ydrop_one_sided", include_str!("../../kernels/ydrop_one_sided.cu")),
+    ("pack", concat!(include_str!("../../kernels/common.cuh"), include_str!("../../kernels/pack.cu"))),
+    ("ksw", concat!(include_str!("../../kernels/common.cuh"), include_str!("../../kernels/ksw.cu"))),
+    ("chain_dp", concat!(include_str!("../../kernels/common.cuh"), include_str!("../../kernels/chain_dp.cu"))),
+    ("ydrop_one_sided", concat!(include_str!("../../kernels/common.cuh"), include_str!("../../kernels/ydrop_one_sided.cu"))),
 ];
 
 /// Options every kernel is compiled with: no FMA contraction, so float code rounds as the CPU reference.
@@ -91,6 +92,17 @@ pub struct GpuRuntime {
     modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
     /// Page-locked upload buffers kept between batches (pinning costs more than the copies it speeds up).
     staging: Mutex<Vec<PinnedHostSlice<u8>>>,
+}
+
+/// Batches smaller than this stay on the CPU, in every engine: a launch costs more than a few jobs.
+pub const GPU_MIN_JOBS: usize = 64;
+
+/// Jobs per launch at most, in every engine.
+pub const LAUNCH_JOBS: usize = 32768;
+
+/// A numeric variable (`WARPALIGN_*`), or None when unset or not a number.
+pub fn env_usize(name: &str) -> Option<usize> {
+    std::env::var(name).ok().and_then(|s| s.trim().parse().ok())
 }
 
 /// Staging buffers kept at most (the largest); the others are freed when returned.
@@ -187,6 +199,14 @@ impl GpuRuntime {
     /// Compiles (or reads from the disk cache) and loads every kernel module now, so that no batch pays for it.
     pub fn load_all(&self) -> Result<(), String> {
         KERNELS.iter().try_for_each(|(name, _)| self.module(name).map(|_| ()))
+    }
+
+    /// Device memory one batch call may use: `mb_var` megabytes when set, else half of the free memory.
+    pub fn memory_budget(&self, mb_var: &str) -> Result<usize, String> {
+        match env_usize(mb_var) {
+            Some(mb) => Ok(mb << 20),
+            None => self.ctx.mem_get_info().map(|(free, _)| free / 2).map_err(|e| format!("mem_get_info: {e:?}")),
+        }
     }
 
     /// Frees the runtime under a pass, or leaks it once the process is exiting ([`gate::dispose`]).

@@ -397,7 +397,7 @@ impl KswCache {
         Ok(match backend {
             Backend::Gpu => {
                 // small batches do not show the GPU's rate
-                if jobs.len() >= 16 * super::GPU_MIN_JOBS && secs > 0.0 {
+                if jobs.len() >= 16 * crate::gpu::GPU_MIN_JOBS && secs > 0.0 {
                     self.rates().0 = cells as f64 / secs;
                 }
                 (jobs.len(), 0)
@@ -409,7 +409,7 @@ impl KswCache {
     /// Runs extd2 jobs on the GPU and the CPU twin at once, splitting the cells by the rates both sides
     /// had last round (both are exact, so the split changes only the time). Returns (GPU jobs, CPU jobs).
     fn extd2_split(&self, engine: &Engine, jobs: &[KswExtd2Job], out: &mut [KswResult]) -> Result<(usize, usize)> {
-        if !engine.has_gpu() || jobs.len() < 2 * super::GPU_MIN_JOBS {
+        if !engine.has_gpu() || jobs.len() < 2 * crate::gpu::GPU_MIN_JOBS {
             return match super::extd2_run(engine, jobs, out)? {
                 Backend::Gpu => Ok((jobs.len(), 0)),
                 Backend::Cpu => Ok((0, jobs.len())),

@@ -21,7 +21,7 @@
 //! of the cores, at least 2).
 
 use super::{flag, twin, KswExtd2Job, KswExts2Job, KswResult};
-use crate::gpu::GpuRuntime;
+use crate::gpu::{env_usize, GpuRuntime, LAUNCH_JOBS};
 use cudarc::driver::{CudaFunction, CudaStream, DevicePtrMut, LaunchConfig, PinnedHostSlice, PushKernelArg};
 use std::sync::Arc;
 use rayon::prelude::*;
@@ -308,16 +308,9 @@ pub(crate) fn host_pool() -> &'static rayon::ThreadPool {
     })
 }
 
-/// Jobs per launch at most, and launches of one window size in flight at once: the host packs the next
-/// launch's inputs while the GPU runs the previous one.
-const LAUNCH_JOBS: usize = 32768;
 /// Input bytes per launch at most: the size of the page-locked staging buffers.
 const LAUNCH_IMG_BYTES: usize = 64 << 20;
 const LANES: usize = 3;
-
-fn env_usize(name: &str) -> Option<usize> {
-    std::env::var(name).ok().and_then(|s| s.trim().parse().ok())
-}
 
 /// Runs `jobs` on the GPU (and the jobs it does not take on the twin); `results[i]` is overwritten (not
 /// freed first) with job i's result, its CIGAR `malloc`ed. Bit-exact with `twin::extd2` on every field.
@@ -337,10 +330,7 @@ fn batch_gpu<J: GpuJob>(rt: &GpuRuntime, jobs: &[J], results: &mut [KswResult]) 
     if jobs.is_empty() {
         return Ok(());
     }
-    let budget = match env_usize("WARPALIGN_KSW_GPU_MEM_MB") {
-        Some(mb) => mb << 20,
-        None => rt.context().mem_get_info().map(|(free, _)| free / 2).map_err(|e| format!("mem_get_info: {e:?}"))?,
-    };
+    let budget = rt.memory_budget("WARPALIGN_KSW_GPU_MEM_MB")?;
     let cap = env_usize("WARPALIGN_KSW_GPU_THREADS").filter(|t| (32..=1024).contains(t) && t % 32 == 0).unwrap_or(1024);
     let cells = env_usize("WARPALIGN_KSW_GPU_CELLS").filter(|c| (4..=64).contains(c) && c.is_power_of_two()).unwrap_or(8);
     let cfg = Cfg { cap, cells, profile: env_usize("WARPALIGN_KSW_GPU_PROFILE").is_some_and(|v| v != 0) };

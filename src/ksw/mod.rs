@@ -9,6 +9,7 @@ pub mod gpu;
 mod oracle;
 pub mod twin;
 
+use crate::gpu::GPU_MIN_JOBS;
 use crate::{Backend, Engine, Error, Result};
 
 /// ksw2 flags, as in minimap2's ksw2.h.
@@ -209,9 +210,6 @@ fn check_batch<J: KswJob>(jobs: &[J], results: &[KswResult]) -> Result<()> {
 fn run_cpu<J: KswJob>(jobs: &[J], results: &mut [KswResult]) {
     crate::engine::par_zip(jobs, results, |j, r| j.run_cpu(r));
 }
-
-/// Batches smaller than this stay on the CPU: a launch costs more than a few DP jobs.
-pub(crate) const GPU_MIN_JOBS: usize = 64;
 
 pub fn extd2_batch(engine: &Engine, jobs: &[KswExtd2Job], results: &mut [KswResult]) -> Result<()> {
     extd2_run(engine, jobs, results).map(|_| ())

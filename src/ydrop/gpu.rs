@@ -16,7 +16,7 @@
 
 use super::twin::{self, shadow::Envelope, y_drop_tail};
 use super::{YdropJob, YdropResult, TRUNC_MIDWAY, TRUNC_NONE};
-use crate::gpu::GpuRuntime;
+use crate::gpu::{GpuRuntime, LAUNCH_JOBS};
 use cudarc::driver::{CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -57,8 +57,6 @@ const TB_JOB_MAX: usize = 1 << 28;
 /// Traceback bytes pass 1 may write per job (a job whose path fits them needs no pass 2); less when the memory
 /// budget shared by a batch's jobs is smaller.
 const TB_ONE_PASS: usize = 32 << 20;
-/// Jobs per launch at most.
-const LAUNCH_JOBS: usize = 32768;
 /// What the kernel's scans can hold without wrapping (the kernel's header says why).
 const SUB_ABS_MAX: i32 = 1 << 27;
 const GAP_OE_MAX: i64 = 1 << 24;
@@ -159,10 +157,7 @@ fn batch(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [YdropResult], envs: 
         return Err(format!("{} jobs but {} results", jobs.len(), results.len()));
     }
     let record = envs.is_some();
-    let budget = match std::env::var("WARPALIGN_YDROP_GPU_MEM_MB").ok().and_then(|s| s.trim().parse::<usize>().ok()) {
-        Some(mb) => mb << 20,
-        None => rt.context().mem_get_info().map(|(free, _)| free / 2).map_err(|e| format!("mem_get_info: {e:?}"))?,
-    };
+    let budget = rt.memory_budget("WARPALIGN_YDROP_GPU_MEM_MB")?;
     let module = rt.module(MODULE_NAME)?;
     let func = module.load_function("ydrop_one_sided").map_err(|e| format!("loading ydrop_one_sided: {e:?}"))?;
 

@@ -42,6 +42,7 @@ pub mod dump;
 pub mod gpu;
 pub mod twin;
 
+use crate::gpu::GPU_MIN_JOBS;
 use crate::{Engine, Error, Result};
 
 /// Edit operations of LASTZ's `editop` (`run << 2 | op`).
@@ -396,8 +397,6 @@ fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
     }
 }
 
-/// Batches smaller than this stay on the CPU: one warp per extension pays off only across many extensions.
-pub(crate) const GPU_MIN_JOBS: usize = 64;
 
 /// Runs the jobs; `results[i]` is overwritten (not freed) with job i's result.
 ///
