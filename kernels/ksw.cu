@@ -47,31 +47,12 @@ typedef unsigned char u8;
 #define F_EXTZ_ONLY 0x40
 #define F_REV_CIGAR 0x80
 
-// per-job parameters (int32), as written by src/ksw/gpu.rs
-#define P_QLEN 0
-#define P_TLEN 1
-#define P_M 2
-#define P_MAT_OFF 3
-#define P_Q 4
-#define P_E 5
-#define P_Q2 6
-#define P_E2 7
-#define P_QE_H 8
-#define P_W 9
-#define P_ZDROP 10
-#define P_END_BONUS 11
-#define P_FLAG 12
-#define P_ROW_BYTES 13
-#define P_TT16 14
-#define P_LONG_THRES 15
-#define P_LONG_DIFF 16
-#define P_MCH 17
-#define P_MIS 18
-#define P_SCN 19
-#define P_WIN 20
-#define P_MIN_INTRON 21
-#define P_SIG 22 // exts2: image offset of the donor array (the acceptor array follows, tt16 bytes on)
-#define NP 23
+// per-job parameters, as src/ksw/gpu.rs writes them (its KswParams, field for field: tests/gpu.rs compares
+// the two); sig: exts2's image offset of the donor array (the acceptor array follows, tt16 bytes on)
+struct KswParams {
+	int qlen, tlen, m, mat_off, q, e, q2, e2, qe_h, w, zdrop, end_bonus, flag, row_bytes, tt16, long_thres,
+	    long_diff, mch, mis, sc_n, win, min_intron, sig;
+};
 
 // per-job offsets (uint64)
 #define O_IMG 0
@@ -80,19 +61,10 @@ typedef unsigned char u8;
 #define O_CIG 3
 #define NO 4
 
-// per-job results (int32)
-#define R_MAX 0
-#define R_ZDROPPED 1
-#define R_MAX_Q 2
-#define R_MAX_T 3
-#define R_MQE 4
-#define R_MQE_T 5
-#define R_MTE 6
-#define R_MTE_Q 7
-#define R_SCORE 8
-#define R_REACH_END 9
-#define R_N_CIGAR 10
-#define NR 12
+// per-job results, as src/ksw/gpu.rs reads them (its KswOut): ksw_extz_t's fields
+struct KswOut {
+	int max, zdropped, max_q, max_t, mqe, mqe_t, mte, mte_q, score, reach_end, n_cigar;
+};
 
 #define MAX_WARPS 32
 
@@ -154,23 +126,23 @@ __device__ __forceinline__ unsigned bytes_mask(int lo, int hi)
 }
 
 template <int MODE, bool SPL>
-__device__ __forceinline__ void dp_job(const int *__restrict__ P, const i8 *__restrict__ mat, const u8 *__restrict__ im,
-                                       u8 *win, u8 *pj, int *res)
+__device__ __forceinline__ void dp_job(const KswParams *__restrict__ P, const i8 *__restrict__ mat,
+                                       const u8 *__restrict__ im, u8 *win, u8 *pj, KswOut *res)
 {
 	const int tid = threadIdx.x, bs = blockDim.x, lane = tid & 31, warp = tid >> 5, nwarps = (bs + 31) >> 5;
-	const int qlen = P[P_QLEN], tlen = P[P_TLEN], m = P[P_M];
-	const int q = P[P_Q], e = P[P_E], q2 = P[P_Q2], e2 = P[P_E2], qe_h = P[P_QE_H], w = P[P_W];
-	const int zdrop = P[P_ZDROP], flag = P[P_FLAG];
-	const long long row_bytes = P[P_ROW_BYTES];
-	const int tt16 = P[P_TT16], long_thres = P[P_LONG_THRES], long_diff = P[P_LONG_DIFF];
-	const int mch = P[P_MCH], sc_mis = P[P_MIS], sc_n = P[P_SCN], W = P[P_WIN];
+	const int qlen = P->qlen, tlen = P->tlen, m = P->m;
+	const int q = P->q, e = P->e, q2 = P->q2, e2 = P->e2, qe_h = P->qe_h, w = P->w;
+	const int zdrop = P->zdrop, flag = P->flag;
+	const long long row_bytes = P->row_bytes;
+	const int tt16 = P->tt16, long_thres = P->long_thres, long_diff = P->long_diff;
+	const int mch = P->mch, sc_mis = P->mis, sc_n = P->sc_n, W = P->win;
 	const int qe = w8(q + e), qe2 = w8(q2 + e2), neg_qe = w8(-q - e), neg_qe2 = w8(-q2 - e2);
 	const unsigned nqe4 = (u8)neg_qe * 0x01010101u, nqe24 = (u8)neg_qe2 * 0x01010101u;
 	const unsigned m14 = (u8)(m - 1) * 0x01010101u, mch4 = (u8)mch * 0x01010101u, mis4 = (u8)sc_mis * 0x01010101u,
 	               scn4 = (u8)sc_n * 0x01010101u;
 	const bool approx = (flag & F_APPROX_MAX) != 0, generic = (flag & F_GENERIC_SC) != 0;
 	const int sf_off = 0, qr_off = tt16, wm = W - 1;
-	const int don_off = P[P_SIG], acc_off = don_off + tt16;
+	const int don_off = P->sig, acc_off = don_off + tt16;
 
 	// the band window: cell t of each array lives at byte (t & wm); X, X2, V are double-buffered by parity
 	unsigned *const U = (unsigned *)win, *const Y = U + W / 4, *const Y2 = Y + W / 4, *const S = Y2 + W / 4;
@@ -440,30 +412,30 @@ __device__ __forceinline__ void dp_job(const int *__restrict__ P, const i8 *__re
 		sfront = max(sfront, E);
 	}
 	if (tid == 0) {
-		res[R_MAX] = ez.max;
-		res[R_ZDROPPED] = ez.zdropped;
-		res[R_MAX_Q] = ez.max_q;
-		res[R_MAX_T] = ez.max_t;
-		res[R_MQE] = ez.mqe;
-		res[R_MQE_T] = ez.mqe_t;
-		res[R_MTE] = ez.mte;
-		res[R_MTE_Q] = ez.mte_q;
-		res[R_SCORE] = ez.score;
-		res[R_REACH_END] = 0;
-		res[R_N_CIGAR] = 0;
+		res->max = ez.max;
+		res->zdropped = ez.zdropped;
+		res->max_q = ez.max_q;
+		res->max_t = ez.max_t;
+		res->mqe = ez.mqe;
+		res->mqe_t = ez.mqe_t;
+		res->mte = ez.mte;
+		res->mte_q = ez.mte_q;
+		res->score = ez.score;
+		res->reach_end = 0;
+		res->n_cigar = 0;
 	}
 }
 
 template <bool SPL>
-__device__ __forceinline__ void dp_dispatch(const unsigned long long *__restrict__ offs, const int *__restrict__ par,
+__device__ __forceinline__ void dp_dispatch(const unsigned long long *__restrict__ offs, const KswParams *__restrict__ par,
                                             const i8 *__restrict__ mats, const u8 *__restrict__ img, u8 *win, u8 *p,
-                                            int *res, int j)
+                                            KswOut *res, int j)
 {
-	const int *P = par + (long long)j * NP;
+	const KswParams *P = par + j;
 	const unsigned long long *O = offs + (long long)j * NO;
-	const int flag = P[P_FLAG];
-	const i8 *mat = mats + P[P_MAT_OFF];
-	int *R = res + (long long)j * NR;
+	const int flag = P->flag;
+	const i8 *mat = mats + P->mat_off;
+	KswOut *R = res + j;
 	if (flag & F_SCORE_ONLY) dp_job<0, SPL>(P, mat, img + O[O_IMG], win, p, R);
 	else if (!(flag & F_RIGHT)) dp_job<1, SPL>(P, mat, img + O[O_IMG], win, p + O[O_P], R);
 	else dp_job<2, SPL>(P, mat, img + O[O_IMG], win, p + O[O_P], R);
@@ -472,8 +444,8 @@ __device__ __forceinline__ void dp_dispatch(const unsigned long long *__restrict
 // The band window in shared memory (dynamic size: 10 or 14 bytes per window cell, see dp_job).
 #define DP_KERNEL(name, spl)                                                                                           \
 	extern "C" __global__ void __launch_bounds__(1024)                                                                 \
-	    name(const unsigned long long *__restrict__ offs, const int *__restrict__ par, const i8 *__restrict__ mats,    \
-	         const u8 *__restrict__ img, u8 *p, int *res, int n_jobs)                                                  \
+	    name(const unsigned long long *__restrict__ offs, const KswParams *__restrict__ par, const i8 *__restrict__ mats, \
+	         const u8 *__restrict__ img, u8 *p, KswOut *res, int n_jobs)                                               \
 	{                                                                                                                  \
 		extern __shared__ __align__(16) u8 dsm[];                                                                      \
 		if (blockIdx.x < n_jobs) dp_dispatch<spl>(offs, par, mats, img, dsm, p, res, blockIdx.x);                      \
@@ -484,36 +456,36 @@ DP_KERNEL(ksw_exts2_dp, true)
 // The same with the window in global memory (ws), for bands too wide for shared memory.
 #define DP_KERNEL_G(name, spl)                                                                                         \
 	extern "C" __global__ void __launch_bounds__(1024)                                                                 \
-	    name(const unsigned long long *__restrict__ offs, const int *__restrict__ par, const i8 *__restrict__ mats,    \
-	         const u8 *__restrict__ img, u8 *ws, u8 *p, int *res, int n_jobs)                                          \
+	    name(const unsigned long long *__restrict__ offs, const KswParams *__restrict__ par, const i8 *__restrict__ mats, \
+	         const u8 *__restrict__ img, u8 *ws, u8 *p, KswOut *res, int n_jobs)                                       \
 	{                                                                                                                  \
 		if (blockIdx.x < n_jobs)                                                                                       \
-			dp_dispatch<spl>(offs, par, mats, img, ws + offs[(long long)blockIdx.x * NO + O_WS], p, res, blockIdx.x); \
+			dp_dispatch<spl>(offs, par, mats, img, ws + offs[(long long)blockIdx.x * NO + O_WS], p, res, blockIdx.x);  \
 	}
 DP_KERNEL_G(ksw_extd2_dp_g, false)
 DP_KERNEL_G(ksw_exts2_dp_g, true)
 
 // ksw_backtrack (is_rot = 1, off_end given); one thread per job.
-extern "C" __global__ void ksw_bt(const unsigned long long *__restrict__ offs, const int *__restrict__ par,
-                                        const u8 *__restrict__ p, int *res, unsigned *cig, int n_jobs)
+extern "C" __global__ void ksw_bt(const unsigned long long *__restrict__ offs, const KswParams *__restrict__ par,
+                                        const u8 *__restrict__ p, KswOut *res, unsigned *cig, int n_jobs)
 {
 	const int j = blockIdx.x * blockDim.x + threadIdx.x;
 	if (j >= n_jobs) return;
-	const int *P = par + (long long)j * NP;
-	int *R = res + (long long)j * NR;
-	const int flag = P[P_FLAG];
+	const KswParams *P = par + j;
+	KswOut *R = res + j;
+	const int flag = P->flag;
 	if (flag & F_SCORE_ONLY) return;
-	const int qlen = P[P_QLEN], tlen = P[P_TLEN], w = P[P_W], min_intron_len = P[P_MIN_INTRON];
-	const long long row_bytes = P[P_ROW_BYTES];
+	const int qlen = P->qlen, tlen = P->tlen, w = P->w, min_intron_len = P->min_intron;
+	const long long row_bytes = P->row_bytes;
 	const u8 *pj = p + offs[(long long)j * NO + O_P];
 	unsigned *c = cig + offs[(long long)j * NO + O_CIG];
-	const int zdropped = R[R_ZDROPPED], max = R[R_MAX], max_q = R[R_MAX_Q], max_t = R[R_MAX_T];
-	const int mqe = R[R_MQE], mqe_t = R[R_MQE_T];
+	const int zdropped = R->zdropped, max = R->max, max_q = R->max_q, max_t = R->max_t;
+	const int mqe = R->mqe, mqe_t = R->mqe_t;
 	int i, jj;
 	if (!zdropped && !(flag & F_EXTZ_ONLY)) {
 		i = tlen - 1, jj = qlen - 1;
-	} else if (!zdropped && (flag & F_EXTZ_ONLY) && wadd(mqe, P[P_END_BONUS]) > max) {
-		R[R_REACH_END] = 1;
+	} else if (!zdropped && (flag & F_EXTZ_ONLY) && wadd(mqe, P->end_bonus) > max) {
+		R->reach_end = 1;
 		i = mqe_t, jj = qlen - 1;
 	} else if (max_t >= 0 && max_q >= 0) {
 		i = max_t, jj = max_q;
@@ -562,19 +534,19 @@ extern "C" __global__ void ksw_bt(const unsigned long long *__restrict__ offs, c
 	if (i >= 0) PUSH(min_intron_len > 0 && i >= min_intron_len ? 3 : 2, i + 1);
 	if (jj >= 0) PUSH(1, jj + 1);
 	if (n > 0) c[n - 1] = last;
-	R[R_N_CIGAR] = n;
+	R->n_cigar = n;
 #undef PUSH
 }
 
 // Compacts the CIGARs (block per job): out[out_off[j] + k] = op k in final order.
-extern "C" __global__ void ksw_pack(const unsigned long long *__restrict__ offs, const int *__restrict__ par,
-                                          const int *__restrict__ res, const unsigned *__restrict__ cig,
+extern "C" __global__ void ksw_pack(const unsigned long long *__restrict__ offs, const KswParams *__restrict__ par,
+                                          const KswOut *__restrict__ res, const unsigned *__restrict__ cig,
                                           const unsigned long long *__restrict__ out_off, unsigned *out, int n_jobs)
 {
 	const int j = blockIdx.x;
 	if (j >= n_jobs) return;
-	const int n = res[(long long)j * NR + R_N_CIGAR];
-	const bool rev = (par[(long long)j * NP + P_FLAG] & F_REV_CIGAR) != 0;
+	const int n = res[j].n_cigar;
+	const bool rev = (par[j].flag & F_REV_CIGAR) != 0;
 	const unsigned *c = cig + offs[(long long)j * NO + O_CIG];
 	unsigned *o = out + out_off[j];
 	for (int k = threadIdx.x; k < n; k += blockDim.x) o[k] = rev ? c[k] : c[n - 1 - k];

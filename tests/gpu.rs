@@ -73,3 +73,18 @@ fn pack_cpu_layout() {
     assert_eq!(p.words, vec![0b11_10_01_00]);
     assert_eq!(p.masks, vec![1 << 4]);
 }
+
+/// The structs a kernel shares with the host are declared on both sides: the kernel's fields must be the
+/// host's, in the same order (all `int`, so the offsets follow).
+#[test]
+fn kernel_structs_match_the_host() {
+    let src = KERNELS.iter().find(|(n, _)| *n == "ksw").expect("ksw in KERNELS").1;
+    for (name, host) in warpalign::ksw::gpu::kernel_structs() {
+        let start = src.find(&format!("struct {name} {{")).unwrap_or_else(|| panic!("kernels/ksw.cu declares no struct {name}"));
+        let body = &src[start..][..src[start..].find("};").expect("struct ends")];
+        let body = &body[body.find('{').expect("{") + 1..];
+        assert!(body.trim_start().starts_with("int "), "struct {name}: every field an int");
+        let fields: Vec<&str> = body.trim_start()[4..].split(',').map(|f| f.trim().trim_end_matches(';').trim()).collect();
+        assert_eq!(fields, host, "struct {name}: the kernel's fields differ from src/ksw/gpu.rs's");
+    }
+}

@@ -25,6 +25,41 @@ pub fn nvrtc_options(arch: &str) -> Vec<String> {
     vec![format!("--gpu-architecture={arch}"), "--fmad=false".into(), "-std=c++17".into()]
 }
 
+/// A `#[repr(C)]` struct of `i32` fields that a kernel reads or writes, one per job, declared again by the
+/// same name in the kernel's source (a test compares the two declarations field by field: `FIELDS`). The
+/// host moves them as `i32` arrays (`as_ints`, `from_ints`).
+#[macro_export]
+macro_rules! kernel_struct {
+    ($(#[$m:meta])* $vis:vis struct $name:ident { $($f:ident),* $(,)? }) => {
+        $(#[$m])*
+        #[repr(C)]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        $vis struct $name { $(pub $f: i32),* }
+
+        impl $name {
+            /// The fields in declaration order, as the kernel's `struct` must list them.
+            pub const FIELDS: &'static [&'static str] = &[$(stringify!($f)),*];
+            /// `i32`s per struct.
+            pub const INTS: usize = Self::FIELDS.len();
+            const _SIZE_IS_INTS: () = assert!(std::mem::size_of::<Self>() == 4 * Self::INTS);
+
+            #[allow(dead_code)] // (the host writes some structs and reads others)
+            pub fn as_ints(&self) -> &[i32] {
+                let () = Self::_SIZE_IS_INTS;
+                // SAFETY: repr(C) with INTS i32 fields and no padding (asserted above).
+                unsafe { std::slice::from_raw_parts((self as *const Self).cast::<i32>(), Self::INTS) }
+            }
+
+            /// The struct at the start of `ints` (at least INTS long).
+            #[allow(dead_code)]
+            pub fn from_ints(ints: &[i32]) -> Self {
+                let mut it = ints[..Self::INTS].iter().copied();
+                Self { $($f: it.next().unwrap_or_default()),* }
+            }
+        }
+    };
+}
+
 /// Why the GPU is not used.
 #[derive(Debug, Clone)]
 pub enum StartError {

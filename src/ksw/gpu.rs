@@ -26,9 +26,27 @@ use cudarc::driver::{CudaFunction, CudaStream, DevicePtrMut, LaunchConfig, Pinne
 use std::sync::Arc;
 use rayon::prelude::*;
 
-const NP: usize = 23;
+crate::kernel_struct! {
+    /// One job's parameters, as the kernels read them (`KswParams` in kernels/ksw.cu).
+    struct KswParams {
+        qlen, tlen, m, mat_off, q, e, q2, e2, qe_h, w, zdrop, end_bonus, flag, row_bytes, tt16, long_thres,
+        long_diff, mch, mis, sc_n, win, min_intron, sig,
+    }
+}
+
+crate::kernel_struct! {
+    /// One job's result, as the kernels write it (`KswOut` in kernels/ksw.cu): `ksw_extz_t`'s fields.
+    struct KswOut { max, zdropped, max_q, max_t, mqe, mqe_t, mte, mte_q, score, reach_end, n_cigar }
+}
+
+/// The kernels' declarations of [`KswParams`] and [`KswOut`], for the test that compares them.
+pub fn kernel_structs() -> [(&'static str, &'static [&'static str]); 2] {
+    [("KswParams", KswParams::FIELDS), ("KswOut", KswOut::FIELDS)]
+}
+
+const NP: usize = KswParams::INTS;
 const NO: usize = 4;
-const NR: usize = 12;
+const NR: usize = KswOut::INTS;
 const MODULE_NAME: &str = "ksw";
 
 struct Kernels {
@@ -101,7 +119,7 @@ impl GpuJob for KswExts2Job {
         let (_, target, _) = self.parts();
         // SAFETY: the caller guarantees junc, when not null, covers tlen bytes.
         let junc = (!self.junc.is_null()).then(|| unsafe { std::slice::from_raw_parts(self.junc, self.tlen as usize) });
-        let sig = p.par[22] as usize;
+        let sig = p.par.sig as usize;
         let (don, acc) = img[sig..sig + 2 * p.tt16].split_at_mut(p.tt16);
         // SAFETY: u8 and i8 have the same size and alignment, and every bit pattern is valid for both.
         let as_i8 = |b: &mut [u8]| unsafe { std::slice::from_raw_parts_mut(b.as_mut_ptr() as *mut i8, b.len()) };
@@ -115,7 +133,7 @@ impl GpuJob for KswExts2Job {
 /// A job prepared for the kernel.
 struct Prep {
     idx: usize,
-    par: [i32; NP],
+    par: KswParams,
     tt16: usize,
     img_bytes: usize,
     p_bytes: usize,
@@ -126,11 +144,11 @@ struct Prep {
 
 impl Prep {
     fn win(&self) -> usize {
-        self.par[20] as usize
+        self.par.win as usize
     }
     /// Bytes of the band window: 10 per cell, 14 with the exact max's H.
     fn win_bytes(&self) -> usize {
-        win_bytes(self.win(), self.par[12] & flag::APPROX_MAX == 0)
+        win_bytes(self.win(), self.par.flag & flag::APPROX_MAX == 0)
     }
     /// Device bytes this job needs in a launch.
     fn dev_bytes(&self) -> usize {
@@ -139,7 +157,7 @@ impl Prep {
     }
     /// Band cells, to order jobs longest first.
     fn work(&self) -> u64 {
-        (self.par[0] as u64 + self.par[1] as u64) * self.win() as u64
+        (self.par.qlen as u64 + self.par.tlen as u64) * self.win() as u64
     }
 }
 
@@ -256,33 +274,34 @@ fn finish_prep(
     // C allocation's s[] lives in the kernel's window
     let sig = tt16 + qlen_ as usize * 16 + 32;
     let img_bytes = if splice { sig + 2 * tt16 } else { sig };
-    let mut par = [0i32; NP];
-    par[0] = qlen;
-    par[1] = tlen;
-    par[2] = m;
-    // par[3]: mat offset, set at packing
-    par[4] = g.q;
-    par[5] = g.e;
-    par[6] = g.q2;
-    par[7] = g.e2;
-    par[8] = g.qe_h;
-    par[9] = w;
-    par[10] = zdrop;
-    par[11] = end_bonus;
-    par[12] = flag_;
-    par[13] = row_bytes as i32;
-    par[14] = tt16 as i32;
-    par[15] = g.long_thres;
-    par[16] = g.long_diff;
-    par[17] = mat[0] as i32;
-    par[18] = mat[1] as i32;
-    par[19] = sc_n as i32;
     // the window holds the widest padded band, the score stores past it and the cell before it
     let band = (w as i64 + 1).min(qlen as i64).min(tlen as i64) as usize;
     let win = (band + 64).next_power_of_two();
-    par[20] = win as i32;
-    par[21] = g.min_intron_len;
-    par[22] = sig as i32;
+    let par = KswParams {
+        qlen,
+        tlen,
+        m,
+        mat_off: 0, // set at packing
+        q: g.q,
+        e: g.e,
+        q2: g.q2,
+        e2: g.e2,
+        qe_h: g.qe_h,
+        w,
+        zdrop,
+        end_bonus,
+        flag: flag_,
+        row_bytes: row_bytes as i32,
+        tt16: tt16 as i32,
+        long_thres: g.long_thres,
+        long_diff: g.long_diff,
+        mch: mat[0] as i32,
+        mis: mat[1] as i32,
+        sc_n: sc_n as i32,
+        win: win as i32,
+        min_intron: g.min_intron_len,
+        sig: sig as i32,
+    };
     let global = win_bytes(win, flag_ & flag::APPROX_MAX == 0) > smem_max;
     let p = Prep { idx, par, tt16, img_bytes, p_bytes, cig_cap, global };
     if p.dev_bytes() > budget {
@@ -501,10 +520,9 @@ fn run_chunk<J: GpuJob>(
     let (mut img_n, mut ws_n, mut p_n, mut cig_n) = (0usize, 0usize, 0usize, 0usize);
     for p in chunk {
         offs.extend_from_slice(&[img_n as u64, ws_n as u64, p_n as u64, cig_n as u64]);
-        let mut pp = p.par;
-        pp[3] = mats.len() as i32;
+        let pp = KswParams { mat_off: mats.len() as i32, ..p.par };
         mats.extend_from_slice(jobs[p.idx].parts().2);
-        par.extend_from_slice(&pp);
+        par.extend_from_slice(pp.as_ints());
         img_n += p.img_bytes;
         if global {
             ws_n += p.win_bytes();
@@ -533,7 +551,7 @@ fn run_chunk<J: GpuJob>(
         host_pool().install(|| views.into_par_iter().zip(chunk.par_iter()).for_each(|(v, p)| {
             let j = &jobs[p.idx];
             let (query, target, _) = j.parts();
-            let (qlen, tlen, qr_end) = (query.len(), target.len(), p.par[22] as usize);
+            let (qlen, tlen, qr_end) = (query.len(), target.len(), p.par.sig as usize);
             v[..tlen].copy_from_slice(target);
             v[tlen..p.tt16].fill(0);
             let qr = &mut v[p.tt16..qr_end];
@@ -585,8 +603,8 @@ fn run_chunk<J: GpuJob>(
     }
     if let (Some(e0), Some(e1), Some(e2)) = (e0, e1, ev(profile).map_err(|e| err("event", e))?) {
         let ms = |a: &cudarc::driver::CudaEvent, b| a.elapsed_ms(b).unwrap_or(f32::NAN);
-        let cells: u64 = chunk.iter().map(|p| p.par[0] as u64 * p.par[1].min(p.par[20]) as u64).sum();
-        let top = chunk.iter().map(|p| p.par[0] as u64 * p.par[1].min(p.par[20]) as u64).max().unwrap_or(0);
+        let cells: u64 = chunk.iter().map(|p| p.par.qlen as u64 * p.par.tlen.min(p.par.win) as u64).sum();
+        let top = chunk.iter().map(|p| p.par.qlen as u64 * p.par.tlen.min(p.par.win) as u64).max().unwrap_or(0);
         eprintln!(
             "ksw gpu: window {}{} threads {threads} jobs {n} ~cells {cells:.3e} (largest {top:.2e}) dp {:.1} ms bt {:.1} ms, host+upload {:.1} ms",
             chunk[0].win(),
@@ -608,7 +626,7 @@ fn run_chunk<J: GpuJob>(
     let mut tot = 0u64;
     for i in 0..n {
         out_off.push(tot);
-        tot += res[i * NR + 10].max(0) as u64;
+        tot += KswOut::from_ints(&res[i * NR..]).n_cigar.max(0) as u64;
     }
     let cigars = if tot > 0 {
         let d_out_off = st.clone_htod(&out_off).map_err(|e| err("upload", e))?;
@@ -625,8 +643,8 @@ fn run_chunk<J: GpuJob>(
     };
     let mut out = Vec::with_capacity(n);
     for (i, p) in chunk.iter().enumerate() {
-        let r = &res[i * NR..(i + 1) * NR];
-        let nc = r[10].max(0) as usize;
+        let r = KswOut::from_ints(&res[i * NR..]);
+        let nc = r.n_cigar.max(0) as usize;
         let mut cp: *mut u32 = std::ptr::null_mut();
         if nc > 0 {
             let o = out_off[i] as usize;
@@ -645,16 +663,16 @@ fn run_chunk<J: GpuJob>(
         out.push((
             p.idx,
             KswResult {
-                max: r[0] as u32,
-                zdropped: r[1],
-                max_q: r[2],
-                max_t: r[3],
-                mqe: r[4],
-                mqe_t: r[5],
-                mte: r[6],
-                mte_q: r[7],
-                score: r[8],
-                reach_end: r[9],
+                max: r.max as u32,
+                zdropped: r.zdropped,
+                max_q: r.max_q,
+                max_t: r.max_t,
+                mqe: r.mqe,
+                mqe_t: r.mqe_t,
+                mte: r.mte,
+                mte_q: r.mte_q,
+                score: r.score,
+                reach_end: r.reach_end,
                 n_cigar: nc as i32,
                 cigar: cp,
             },
