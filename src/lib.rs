@@ -3,6 +3,7 @@
 //! path; both must produce the bytes upstream produces.
 
 pub mod chain;
+pub mod dump;
 pub mod engine;
 pub mod error;
 pub mod gpu;

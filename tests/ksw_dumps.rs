@@ -1,5 +1,5 @@
 //! Replay of real ksw workloads: the patched minimap2 (`$TOOLS/minimap2`, default target/tools, `make tools`) runs on real
-//! data with `WARPALIGN_DUMP` (src/ksw/dump.rs) and `WARPALIGN_BACKEND=cpu`; every dumped call is then run
+//! data with `WARPALIGN_KSW_DUMP` (src/ksw/dump.rs) and `WARPALIGN_BACKEND=cpu`; every dumped call is then run
 //! again through the engine's CPU batch path (the Rust twins for extd2/exts2, the oracle glue for extz2),
 //! through the upstream oracle directly, and (extd2 and exts2, when a GPU works) through the GPU path; every output
 //! field and the CIGAR must be equal. Prints "KIND: N calls, M mismatches" per kind.
@@ -86,7 +86,7 @@ impl Ctx {
         let out = Command::new(&self.mm2)
             .args(["-t", "2"])
             .args(args)
-            .env("WARPALIGN_DUMP", &dump)
+            .env("WARPALIGN_KSW_DUMP", &dump)
             .env("WARPALIGN_BACKEND", "cpu")
             .output()
             .expect("running minimap2");
@@ -121,7 +121,7 @@ fn replay_real_minimap2_dumps() {
         return;
     }
     let bin = std::fs::read(&mm2).unwrap();
-    if !bin.windows(14).any(|w| w == b"WARPALIGN_DUMP") {
+    if !bin.windows(18).any(|w| w == b"WARPALIGN_KSW_DUMP") {
         println!("skipped: {} predates dump mode (rebuild it: make tools)", mm2.display());
         return;
     }

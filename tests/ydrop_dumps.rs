@@ -1,5 +1,5 @@
 //! Replay of real LASTZ y-drop calls: the patched LASTZ (target/tools/lastz, `make tools`) runs on real
-//! genome pairs with `WARPALIGN_DUMP` (src/ydrop/dump.rs) and `WARPALIGN_BACKEND=cpu`; every dumped call
+//! genome pairs with `WARPALIGN_YDROP_DUMP` (src/ydrop/dump.rs) and `WARPALIGN_BACKEND=cpu`; every dumped call
 //! (the prefixes of the sequences it read, its true lengths, and the result the engine gave LASTZ) is run
 //! again through LASTZ's own function (the oracle) and the Rust twin: both must equal the recorded result.
 //! Prints "NAME: N calls (C constrained, M truncated, S stopped), K mismatches" per run (constrained calls
@@ -128,7 +128,7 @@ fn replay_real_lastz_dumps() {
                 .arg(&q)
                 .arg("--format=maf")
                 .args(*opts)
-                .env("WARPALIGN_DUMP", &dump)
+                .env("WARPALIGN_YDROP_DUMP", &dump)
                 .env("WARPALIGN_BACKEND", "cpu")
                 .env("WARPALIGN_YDROP_DEPTH", if *v == "depth1" { "1" } else { "" })
                 .output()
@@ -177,7 +177,7 @@ fn dump_round_trip() {
     // The system's temporary folder: the build's target folder may not exist where the test runs (the GPU machine).
     let path = std::env::temp_dir().join(format!("warpalign_ydrop_round_trip.{}", std::process::id()));
     let _ = std::fs::remove_file(&path);
-    std::env::set_var("WARPALIGN_DUMP", &path);
+    std::env::set_var("WARPALIGN_YDROP_DUMP", &path);
     let pool = matrix_pool(31, 2);
     let mut rng = Rng::new(31);
     let cases: Vec<_> = (0..300)

@@ -284,7 +284,7 @@ fn real_calls() -> Result<Vec<(String, Vec<DumpedJob>)>, String> {
                 .arg(&q)
                 .arg("--format=maf")
                 .args(opts)
-                .env("WARPALIGN_DUMP", &dump)
+                .env("WARPALIGN_YDROP_DUMP", &dump)
                 .env("WARPALIGN_BACKEND", "cpu")
                 .output()
                 .expect("running lastz");

@@ -1,14 +1,9 @@
 //! Dump mode: with `WARPALIGN_CHAIN_DUMP=<path>` set, every job submitted to [`super::dp_batch`] (after
 //! the argument check; the patched minimap2 submits one per `mg_lchain_dp` call) is appended to `<path>`,
 //! so real anchor sets can be replayed (tests/chain_dumps.rs) and benchmarked (bench/, binary `chain
-//! --dump`). The variable is read once per process; unset (or empty), the hook costs one atomic load per
-//! batch call.
-//!
-//! The conventions are those of the ksw dump (src/ksw/dump.rs): the file is opened once, in append mode
-//! (created when missing); the header is written only when the file is empty at open, so several runs (or
-//! processes, one after the other) may share one file, and dumps concatenated with `cat` read back as one.
-//! Each batch call encodes its jobs into one buffer and writes it under a mutex, so records from concurrent
-//! threads never interleave. A file that cannot be opened is reported once on stderr and nothing is dumped.
+//! --dump`). The file conventions (read once per process, append, header only in an empty file,
+//! concatenable, one locked write per batch, an unopenable file reported once) and the framing are those
+//! of [`crate::dump`]; this module has the records.
 //!
 //! # Format (version 1, all integers little-endian)
 //!
@@ -27,13 +22,13 @@
 //! A header may appear again between records (concatenated files); the reader skips it.
 
 use super::{Anchor, ChainDpJob};
-use std::fs::File;
-use std::io::{self, Write};
+use crate::dump::{Framing, Sink};
+use std::io;
 use std::path::Path;
-use std::sync::{Mutex, OnceLock};
 
 pub const MAGIC: &[u8; 8] = b"WACHNDMP";
 pub const VERSION: u32 = 1;
+const FRAMING: Framing = Framing { name: "chain", magic: MAGIC, version: VERSION, oldest: VERSION };
 const FIXED: usize = 52;
 
 /// One dumped `mg_lchain_dp` call, owning its anchors.
@@ -81,30 +76,7 @@ impl DumpedJob {
 
 // ---- writer ---------------------------------------------------------------------------------------------
 
-static SINK: OnceLock<Option<Mutex<File>>> = OnceLock::new();
-
-fn open_sink() -> Option<Mutex<File>> {
-    let path = std::env::var_os("WARPALIGN_CHAIN_DUMP").filter(|p| !p.is_empty())?;
-    let open = || -> io::Result<File> {
-        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&path)?;
-        if f.metadata()?.len() == 0 {
-            let mut h = Vec::with_capacity(16);
-            h.extend_from_slice(MAGIC);
-            h.extend_from_slice(&VERSION.to_le_bytes());
-            h.extend_from_slice(&0u32.to_le_bytes());
-            f.write_all(&h)?;
-        }
-        Ok(f)
-    };
-    match open() {
-        Ok(f) => Some(Mutex::new(f)),
-        Err(e) => {
-            // A dump was asked for and cannot be made: say so once and run on without it.
-            eprintln!("[WARNING] warpalign: WARPALIGN_CHAIN_DUMP={}: {e}; not dumping", path.to_string_lossy());
-            None
-        }
-    }
-}
+static SINK: Sink = Sink::new("WARPALIGN_CHAIN_DUMP", FRAMING);
 
 /// Appends the job's record (the format above) to `buf`.
 pub fn encode(buf: &mut Vec<u8>, j: &ChainDpJob) {
@@ -126,23 +98,10 @@ pub fn encode(buf: &mut Vec<u8>, j: &ChainDpJob) {
 
 /// Dumps a checked batch when dump mode is on.
 pub(super) fn dump(jobs: &[ChainDpJob]) -> crate::Result<()> {
-    let Some(f) = SINK.get_or_init(open_sink) else { return Ok(()) };
-    let mut buf = Vec::new();
-    for j in jobs {
-        encode(&mut buf, j);
-    }
-    if buf.is_empty() {
-        return Ok(());
-    }
-    let mut f = f.lock().unwrap_or_else(|p| p.into_inner());
-    f.write_all(&buf).map_err(|e| crate::Error::Internal(format!("WARPALIGN_CHAIN_DUMP: writing: {e}")))
+    SINK.append(jobs, encode)
 }
 
 // ---- reader ---------------------------------------------------------------------------------------------
-
-fn bad(what: String) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, what)
-}
 
 /// Decodes the record at the start of `data` (no header), returning it and its length in bytes.
 pub fn decode_record(data: &[u8]) -> Result<(DumpedJob, usize), String> {
@@ -175,30 +134,7 @@ pub fn decode_record(data: &[u8]) -> Result<(DumpedJob, usize), String> {
 
 /// Parses a dump (see the module doc); a truncated or malformed record is an `InvalidData` error.
 pub fn parse_dump(data: &[u8]) -> io::Result<Vec<DumpedJob>> {
-    let mut jobs = Vec::new();
-    let mut p = 0usize;
-    let mut seen_header = false;
-    while p < data.len() {
-        if data[p..].starts_with(MAGIC) {
-            if data.len() - p < 16 {
-                return Err(bad(format!("truncated header at byte {p}")));
-            }
-            let v = u32::from_le_bytes(data[p + 8..p + 12].try_into().unwrap());
-            if v != VERSION {
-                return Err(bad(format!("chain dump version {v} at byte {p}, this reader knows {VERSION}")));
-            }
-            p += 16;
-            seen_header = true;
-            continue;
-        }
-        if !seen_header {
-            return Err(bad("not a warpalign chain dump (no WACHNDMP header)".into()));
-        }
-        let (job, used) = decode_record(&data[p..]).map_err(|e| bad(format!("{e} at byte {p}")))?;
-        jobs.push(job);
-        p += used;
-    }
-    Ok(jobs)
+    FRAMING.read_all(data, decode_record)
 }
 
 /// Reads a dump file written in dump mode (see the module doc).

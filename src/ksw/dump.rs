@@ -1,12 +1,8 @@
-//! Dump mode: with `WARPALIGN_DUMP=<path>` set, every ksw job submitted to the engine (`extd2_batch`,
+//! Dump mode: with `WARPALIGN_KSW_DUMP=<path>` set, every ksw job submitted to the engine (`extd2_batch`,
 //! `exts2_batch`, `extz2_batch`, after the argument check) is appended to `<path>`, so real workloads can
-//! be replayed (tests/ksw_dumps.rs) and benchmarked (bench/, binary `ksw`). The variable is read once per
-//! process; unset (or empty), the hook costs one atomic load per batch call.
-//!
-//! The file is opened once, in append mode (created when missing); the header is written only when the
-//! file is empty at open, so several runs (or processes, one after the other) may share one file, and
-//! dumps concatenated with `cat` read back as one. Each batch call encodes its jobs into one buffer and
-//! writes it under a mutex, so records from concurrent threads never interleave.
+//! be replayed (tests/ksw_dumps.rs) and benchmarked (bench/, binary `ksw`). The file conventions (read
+//! once per process, append, header only in an empty file, concatenable, one locked write per batch) and
+//! the framing are those of [`crate::dump`]; this module has the records.
 //!
 //! # Format (version 1, all integers little-endian)
 //!
@@ -38,13 +34,13 @@
 //! A header may appear again between records (concatenated files); the reader skips it.
 
 use super::{KswExtd2Job, KswExts2Job, KswExtz2Job};
-use std::fs::File;
-use std::io::{self, Write};
+use crate::dump::{Framing, Sink};
+use std::io;
 use std::path::Path;
-use std::sync::{Mutex, OnceLock};
 
 pub const MAGIC: &[u8; 8] = b"WAKSWDMP";
 pub const VERSION: u32 = 1;
+const FRAMING: Framing = Framing { name: "ksw", magic: MAGIC, version: VERSION, oldest: VERSION };
 const FIXED: usize = 34;
 
 /// Which ksw2 function a dumped job is an argument list of.
@@ -169,35 +165,7 @@ impl DumpedJob {
 
 // ---- writer ---------------------------------------------------------------------------------------------
 
-static SINK: OnceLock<Option<Mutex<File>>> = OnceLock::new();
-
-fn open_sink() -> Option<Mutex<File>> {
-    let path = std::env::var_os("WARPALIGN_DUMP").filter(|p| !p.is_empty())?;
-    let open = || -> io::Result<File> {
-        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&path)?;
-        if f.metadata()?.len() == 0 {
-            let mut h = Vec::with_capacity(16);
-            h.extend_from_slice(MAGIC);
-            h.extend_from_slice(&VERSION.to_le_bytes());
-            h.extend_from_slice(&0u32.to_le_bytes());
-            f.write_all(&h)?;
-        }
-        Ok(f)
-    };
-    match open() {
-        Ok(f) => Some(Mutex::new(f)),
-        Err(e) => {
-            // A dump was asked for and cannot be made: say so once and run on without it.
-            eprintln!("[WARNING] warpalign: WARPALIGN_DUMP={}: {e}; not dumping", path.to_string_lossy());
-            None
-        }
-    }
-}
-
-#[inline]
-fn sink() -> Option<&'static Mutex<File>> {
-    SINK.get_or_init(open_sink).as_ref()
-}
+static SINK: Sink = Sink::new("WARPALIGN_KSW_DUMP", FRAMING);
 
 /// # Safety
 /// `len` elements at `p` must be readable when `len > 0`.
@@ -227,15 +195,6 @@ unsafe fn put_body(buf: &mut Vec<u8>, qlen: i32, query: *const u8, tlen: i32, ta
     if m > 0 {
         put_bytes(buf, mat, m as i64 * m as i64);
     }
-}
-
-fn write(buf: &[u8]) -> crate::Result<()> {
-    if buf.is_empty() {
-        return Ok(());
-    }
-    let f = sink().expect("dump sink");
-    let mut f = f.lock().unwrap_or_else(|p| p.into_inner());
-    f.write_all(buf).map_err(|e| crate::Error::Internal(format!("WARPALIGN_DUMP: writing: {e}")))
 }
 
 /// Appends the job's record (the format above) to `buf`.
@@ -272,22 +231,11 @@ pub(super) unsafe fn encode_extz2(buf: &mut Vec<u8>, j: &KswExtz2Job) {
 
 /// Dumps a checked batch when dump mode is on.
 pub(super) fn dump<J>(jobs: &[J], encode: unsafe fn(&mut Vec<u8>, &J)) -> crate::Result<()> {
-    if sink().is_none() {
-        return Ok(());
-    }
-    let mut buf = Vec::new();
-    for j in jobs {
-        // SAFETY: the batch entry checked the jobs before dumping them.
-        unsafe { encode(&mut buf, j) };
-    }
-    write(&buf)
+    // SAFETY: the batch entry checked the jobs before dumping them.
+    SINK.append(jobs, |buf, j| unsafe { encode(buf, j) })
 }
 
 // ---- reader ---------------------------------------------------------------------------------------------
-
-fn bad(what: String) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, what)
-}
 
 /// A record's job pointing into the record's own bytes (no copy), for a caller that keeps them alive.
 pub(super) enum RecordJob {
@@ -357,30 +305,7 @@ pub fn decode_record(data: &[u8]) -> Result<(DumpedJob, usize), String> {
 
 /// Parses a dump (see the module doc); a truncated or malformed record is an `InvalidData` error.
 pub fn parse_dump(data: &[u8]) -> io::Result<Vec<DumpedJob>> {
-    let mut jobs = Vec::new();
-    let mut p = 0usize;
-    let mut seen_header = false;
-    while p < data.len() {
-        if data[p..].starts_with(MAGIC) {
-            if data.len() - p < 16 {
-                return Err(bad(format!("truncated header at byte {p}")));
-            }
-            let v = u32::from_le_bytes(data[p + 8..p + 12].try_into().unwrap());
-            if v != VERSION {
-                return Err(bad(format!("dump version {v} at byte {p}, this reader knows {VERSION}")));
-            }
-            p += 16;
-            seen_header = true;
-            continue;
-        }
-        if !seen_header {
-            return Err(bad("not a warpalign ksw dump (no WAKSWDMP header)".into()));
-        }
-        let (job, used) = decode_record(&data[p..]).map_err(|e| bad(format!("{e} at byte {p}")))?;
-        jobs.push(job);
-        p += used;
-    }
-    Ok(jobs)
+    FRAMING.read_all(data, decode_record)
 }
 
 /// Reads a dump file written in dump mode (see the module doc).

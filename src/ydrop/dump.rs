@@ -1,10 +1,8 @@
-//! Dump mode: with `WARPALIGN_DUMP=<path>` set, every ydrop job submitted to the engine (`one_sided_batch`,
-//! after the argument check) is appended to `<path>` with the result the engine returned, so calls from real
-//! LASTZ runs can be replayed against the oracle (tests/ydrop_dumps.rs). The variable is read once per
-//! process; unset (or empty), the hook costs one atomic load per batch call. The file conventions (append,
-//! header only in an empty file, concatenable, one locked write per batch) are those of `ksw::dump`. Each
-//! tool uses one engine (minimap2 ksw, LASTZ ydrop); a process using both would mix the two formats in one
-//! file, which neither reader accepts.
+//! Dump mode: with `WARPALIGN_YDROP_DUMP=<path>` set, every ydrop job submitted to the engine
+//! (`one_sided_batch`, after the argument check) is appended to `<path>` with the result the engine
+//! returned, so calls from real LASTZ runs can be replayed against the oracle (tests/ydrop_dumps.rs). The
+//! file conventions (read once per process, append, header only in an empty file, concatenable, one locked
+//! write per batch) and the framing are those of [`crate::dump`]; this module has the records.
 //!
 //! A call may start anywhere in a chromosome, so `m` and `n` can be millions while the DP reads a few
 //! thousand bases: a record keeps only the prefixes the call read (the twin reports them, [`Extent`]) and
@@ -32,13 +30,14 @@
 
 use super::twin::Extent;
 use super::{YdropAlignment, YdropBounds, YdropJob, YdropResult, YdropSegment};
-use std::fs::File;
-use std::io::{self, Write};
+use crate::dump::{Framing, Sink};
+use std::io;
 use std::path::Path;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 pub const MAGIC: &[u8; 8] = b"WAYDRDMP";
 pub const VERSION: u32 = 3;
+const FRAMING: Framing = Framing { name: "ydrop", magic: MAGIC, version: VERSION, oldest: 1 };
 const MATRIX: u8 = 1;
 const JOB: u8 = 2;
 const BOUNDS: u8 = 3;
@@ -144,44 +143,12 @@ impl DumpedJob {
 
 // ---- writer ---------------------------------------------------------------------------------------------
 
-struct Sink {
-    file: File,
-    /// The matrix of the last job written (None: none yet in this process).
-    matrix: Option<Vec<i32>>,
-}
-
-static SINK: OnceLock<Option<Mutex<Sink>>> = OnceLock::new();
-
-fn open_sink() -> Option<Mutex<Sink>> {
-    let path = std::env::var_os("WARPALIGN_DUMP").filter(|p| !p.is_empty())?;
-    let open = || -> io::Result<File> {
-        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&path)?;
-        if f.metadata()?.len() == 0 {
-            let mut h = Vec::with_capacity(16);
-            h.extend_from_slice(MAGIC);
-            h.extend_from_slice(&VERSION.to_le_bytes());
-            h.extend_from_slice(&0u32.to_le_bytes());
-            f.write_all(&h)?;
-        }
-        Ok(f)
-    };
-    match open() {
-        Ok(file) => Some(Mutex::new(Sink { file, matrix: None })),
-        Err(e) => {
-            // A dump was asked for and cannot be made: say so once and run on without it.
-            eprintln!("[WARNING] warpalign: WARPALIGN_DUMP={}: {e}; not dumping", path.to_string_lossy());
-            None
-        }
-    }
-}
-
-fn sink() -> Option<&'static Mutex<Sink>> {
-    SINK.get_or_init(open_sink).as_ref()
-}
+/// The sink's state: the matrix of the last job written (None: none yet in this process).
+static SINK: Sink<Option<Vec<i32>>> = Sink::new("WARPALIGN_YDROP_DUMP", FRAMING);
 
 /// Whether dump mode is on.
 pub(super) fn enabled() -> bool {
-    sink().is_some()
+    SINK.enabled()
 }
 
 fn put_u32s(buf: &mut Vec<u8>, xs: impl IntoIterator<Item = u32>) {
@@ -192,9 +159,10 @@ fn put_u32s(buf: &mut Vec<u8>, xs: impl IntoIterator<Item = u32>) {
 
 /// Appends the jobs, the prefixes they read and their results.
 pub(super) fn record(jobs: &[YdropJob], results: &[YdropResult], extents: &[Extent]) -> crate::Result<()> {
-    let Some(sink) = sink() else { return Ok(()) };
-    let mut sink = sink.lock().unwrap_or_else(|p| p.into_inner());
-    let mut buf = Vec::new();
+    SINK.append_with(|matrix, buf| encode(matrix, buf, jobs, results, extents))
+}
+
+fn encode(matrix: &mut Option<Vec<i32>>, buf: &mut Vec<u8>, jobs: &[YdropJob], results: &[YdropResult], extents: &[Extent]) {
     for ((j, r), e) in jobs.iter().zip(results).zip(extents) {
         // SAFETY: checked by the batch entry: a 256x256 matrix, and the prefixes the call just read.
         let (sub, a, b) = unsafe {
@@ -204,70 +172,65 @@ pub(super) fn record(jobs: &[YdropJob], results: &[YdropResult], extents: &[Exte
                 std::slice::from_raw_parts(j.b, e.b as usize),
             )
         };
-        if sink.matrix.as_deref() != Some(sub) {
+        if matrix.as_deref() != Some(sub) {
             buf.push(MATRIX);
-            put_u32s(&mut buf, sub.iter().map(|&x| x as u32));
-            sink.matrix = Some(sub.to_vec());
+            put_u32s(buf, sub.iter().map(|&x| x as u32));
+            *matrix = Some(sub.to_vec());
         }
         if !j.bounds.is_null() {
             // SAFETY: checked by the batch entry: a live, well-formed block.
             let b = unsafe { &*j.bounds };
             buf.push(BOUNDS);
-            put_u32s(&mut buf, [b.anchor1, b.anchor2, b.left_align, b.right_align, b.left_seg, b.right_seg]);
-            put_u32s(&mut buf, [b.above_list, b.below_list, b.rows, b.n_segments, b.n_alignments]);
+            put_u32s(buf, [b.anchor1, b.anchor2, b.left_align, b.right_align, b.left_seg, b.right_seg]);
+            put_u32s(buf, [b.above_list, b.below_list, b.rows, b.n_segments, b.n_alignments]);
             for s in b.segments() {
-                put_u32s(&mut buf, [s.kind, s.b1, s.b2, s.e1, s.e2, s.owner]);
+                put_u32s(buf, [s.kind, s.b1, s.b2, s.e1, s.e2, s.owner]);
             }
             for a in b.alignments() {
-                put_u32s(&mut buf, [a.pos1, a.end1, a.first_seg, a.last_seg]);
-                put_u32s(&mut buf, [a.left_align1, a.right_align1, a.left_align2, a.right_align2]);
-                put_u32s(&mut buf, [a.left_seg1, a.right_seg1, a.left_seg2, a.right_seg2, a.next, a.prev]);
+                put_u32s(buf, [a.pos1, a.end1, a.first_seg, a.last_seg]);
+                put_u32s(buf, [a.left_align1, a.right_align1, a.left_align2, a.right_align2]);
+                put_u32s(buf, [a.left_seg1, a.right_seg1, a.left_seg2, a.right_seg2, a.next, a.prev]);
             }
         }
         buf.push(JOB);
-        put_u32s(&mut buf, [j.m, j.n]);
-        put_u32s(&mut buf, [j.gap_open, j.gap_extend, j.y_drop, j.trim_to_peak, j.reversed].map(|x| x as u32));
-        put_u32s(&mut buf, [j.tb_size, e.a, e.b]);
+        put_u32s(buf, [j.m, j.n]);
+        put_u32s(buf, [j.gap_open, j.gap_extend, j.y_drop, j.trim_to_peak, j.reversed].map(|x| x as u32));
+        put_u32s(buf, [j.tb_size, e.a, e.b]);
         buf.extend_from_slice(a);
         buf.extend_from_slice(b);
-        put_u32s(&mut buf, [r.score as u32, r.end1, r.end2, r.truncated as u32, r.n_ops]);
-        put_u32s(&mut buf, r.ops().iter().copied());
+        put_u32s(buf, [r.score as u32, r.end1, r.end2, r.truncated as u32, r.n_ops]);
+        put_u32s(buf, r.ops().iter().copied());
     }
-    sink.file.write_all(&buf).map_err(|e| crate::Error::Internal(format!("WARPALIGN_DUMP: writing: {e}")))
 }
 
 // ---- reader ---------------------------------------------------------------------------------------------
 
-fn bad(what: String) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, what)
-}
-
+/// One record's bytes (to the end of the data), read from the front.
 struct Reader<'a> {
     data: &'a [u8],
     p: usize,
-    record: usize,
-    /// The version of the header last read.
+    /// The version of the header before the record.
     version: u32,
 }
 
 impl Reader<'_> {
-    fn take(&mut self, n: usize) -> io::Result<&[u8]> {
+    fn take(&mut self, n: usize) -> Result<&[u8], String> {
         if self.data.len() - self.p < n {
-            return Err(bad(format!("truncated record at byte {}", self.record)));
+            return Err("truncated record".into());
         }
         self.p += n;
         Ok(&self.data[self.p - n..self.p])
     }
 
-    fn u32(&mut self) -> io::Result<u32> {
+    fn u32(&mut self) -> Result<u32, String> {
         Ok(u32::from_le_bytes(self.take(4)?.try_into().unwrap()))
     }
 
-    fn i32(&mut self) -> io::Result<i32> {
+    fn i32(&mut self) -> Result<i32, String> {
         Ok(self.u32()? as i32)
     }
 
-    fn u32s<const K: usize>(&mut self) -> io::Result<[u32; K]> {
+    fn u32s<const K: usize>(&mut self) -> Result<[u32; K], String> {
         let mut out = [0; K];
         for x in out.iter_mut() {
             *x = self.u32()?;
@@ -275,20 +238,20 @@ impl Reader<'_> {
         Ok(out)
     }
 
-    fn bounds(&mut self) -> io::Result<DumpedBounds> {
+    fn bounds(&mut self) -> Result<DumpedBounds, String> {
         let header = self.u32s::<8>()?;
         let rows = if self.version >= 3 { self.u32()? } else { u32::MAX };
         let [n_segments, n_alignments] = self.u32s::<2>()?;
         // 24 and 56 bytes each: a length the data cannot hold is a bad record, not a huge allocation
         if (n_segments as u64 * 24 + n_alignments as u64 * 56) > (self.data.len() - self.p) as u64 {
-            return Err(bad(format!("truncated record at byte {}", self.record)));
+            return Err("truncated record".into());
         }
         let segments = (0..n_segments)
             .map(|_| {
                 let [kind, b1, b2, e1, e2, owner] = self.u32s()?;
                 Ok(YdropSegment { kind, b1, b2, e1, e2, owner })
             })
-            .collect::<io::Result<Vec<_>>>()?;
+            .collect::<Result<Vec<_>, String>>()?;
         let alignments = (0..n_alignments)
             .map(|_| {
                 let [pos1, end1, first_seg, last_seg, left_align1, right_align1, left_align2, right_align2] = self.u32s()?;
@@ -310,77 +273,49 @@ impl Reader<'_> {
                     prev,
                 })
             })
-            .collect::<io::Result<Vec<_>>>()?;
+            .collect::<Result<Vec<_>, String>>()?;
         let b = DumpedBounds { header, rows, segments, alignments };
-        b.block().check().map_err(|e| bad(format!("bounds at byte {}: {e}", self.record)))?;
+        b.block().check().map_err(|e| format!("bounds ({e})"))?;
         Ok(b)
+    }
+
+    /// A job record's fields after its kind byte, with the matrix and bounds records before it.
+    fn job(&mut self, sub: Arc<Vec<i32>>, bounds: Option<DumpedBounds>) -> Result<DumpedJob, String> {
+        let (m, n) = (self.u32()?, self.u32()?);
+        let (gap_open, gap_extend, y_drop, trim_to_peak, reversed) = (self.i32()?, self.i32()?, self.i32()?, self.i32()?, self.i32()?);
+        let (tb_size, a_len, b_len) = (self.u32()?, self.u32()?, self.u32()?);
+        if a_len > m || b_len as u64 > n as u64 + 1 {
+            return Err("prefixes longer than the sequences".into());
+        }
+        let a = self.take(a_len as usize)?.to_vec();
+        let b = self.take(b_len as usize)?.to_vec();
+        let (score, end1, end2, truncated, n_ops) = (self.i32()?, self.u32()?, self.u32()?, self.i32()?, self.u32()?);
+        let ops = (0..n_ops).map(|_| self.u32()).collect::<Result<Vec<u32>, String>>()?;
+        Ok(DumpedJob { m, n, sub, gap_open, gap_extend, y_drop, trim_to_peak, reversed, tb_size, a, b, score, end1, end2, truncated, ops, bounds })
     }
 }
 
 /// Parses a dump (see the module doc); a truncated or malformed record is an `InvalidData` error.
 pub fn parse_dump(data: &[u8]) -> io::Result<Vec<DumpedJob>> {
     let mut jobs = Vec::new();
-    let mut r = Reader { data, p: 0, record: 0, version: 0 };
-    let mut seen_header = false;
     let mut matrix: Option<Arc<Vec<i32>>> = None;
     let mut bounds: Option<DumpedBounds> = None;
-    while r.p < data.len() {
-        r.record = r.p;
-        if data[r.p..].starts_with(MAGIC) {
-            r.take(8)?;
-            let v = r.u32()?;
-            if !(1..=VERSION).contains(&v) {
-                return Err(bad(format!("dump version {v} at byte {}, this reader knows 1 to {VERSION}", r.record)));
-            }
-            r.u32()?;
-            r.version = v;
-            seen_header = true;
-            continue;
-        }
-        if !seen_header {
-            return Err(bad("not a warpalign ydrop dump (no WAYDRDMP header)".into()));
-        }
-        match r.take(1)?[0] {
+    FRAMING.read(data, |rec, version| {
+        let mut r = Reader { data: rec, p: 1, version };
+        match rec[0] {
             MATRIX => {
                 let cells = r.take(4 * CELLS)?;
                 matrix = Some(Arc::new(cells.chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().unwrap())).collect()));
             }
             BOUNDS => bounds = Some(r.bounds()?),
             JOB => {
-                let sub = matrix.clone().ok_or_else(|| bad(format!("job before any matrix at byte {}", r.record)))?;
-                let (m, n) = (r.u32()?, r.u32()?);
-                let (gap_open, gap_extend, y_drop, trim_to_peak, reversed) = (r.i32()?, r.i32()?, r.i32()?, r.i32()?, r.i32()?);
-                let (tb_size, a_len, b_len) = (r.u32()?, r.u32()?, r.u32()?);
-                if a_len > m || b_len as u64 > n as u64 + 1 {
-                    return Err(bad(format!("prefixes longer than the sequences at byte {}", r.record)));
-                }
-                let a = r.take(a_len as usize)?.to_vec();
-                let b = r.take(b_len as usize)?.to_vec();
-                let (score, end1, end2, truncated, n_ops) = (r.i32()?, r.u32()?, r.u32()?, r.i32()?, r.u32()?);
-                let ops = (0..n_ops).map(|_| r.u32()).collect::<io::Result<Vec<u32>>>()?;
-                jobs.push(DumpedJob {
-                    m,
-                    n,
-                    sub,
-                    gap_open,
-                    gap_extend,
-                    y_drop,
-                    trim_to_peak,
-                    reversed,
-                    tb_size,
-                    a,
-                    b,
-                    score,
-                    end1,
-                    end2,
-                    truncated,
-                    ops,
-                    bounds: bounds.take(),
-                });
+                let sub = matrix.clone().ok_or("job before any matrix")?;
+                jobs.push(r.job(sub, bounds.take())?);
             }
-            k => return Err(bad(format!("unknown record kind {k} at byte {}", r.record))),
+            k => return Err(format!("unknown record kind {k}")),
         }
-    }
+        Ok(r.p)
+    })?;
     Ok(jobs)
 }
 

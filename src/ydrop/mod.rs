@@ -402,8 +402,8 @@ fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
 ///
 /// A batch of [`GPU_MIN_JOBS`] or more on a GPU engine runs on the GPU ([`gpu::one_sided_batch_gpu`], which
 /// hands the jobs its kernel does not take to the twin); otherwise, and if the GPU fails, the Rust twin
-/// ([`twin::one_sided`]) runs the jobs over the rayon pool. With `WARPALIGN_DUMP` set, the twin runs them and
-/// each job and its result are also recorded ([`dump`]).
+/// ([`twin::one_sided`]) runs the jobs over the rayon pool. With `WARPALIGN_YDROP_DUMP` set, the twin runs them
+/// and each job and its result are also recorded ([`dump`]).
 pub fn one_sided_batch(engine: &Engine, jobs: &[YdropJob], results: &mut [YdropResult]) -> Result<()> {
     if jobs.len() != results.len() {
         return Err(Error::InvalidArgument(format!("{} jobs but {} results", jobs.len(), results.len())));

@@ -1,4 +1,4 @@
-//! `ksw`: times the ksw engines on real jobs dumped by the patched minimap2 (`WARPALIGN_DUMP=<file>`, see
+//! `ksw`: times the ksw engines on real jobs dumped by the patched minimap2 (`WARPALIGN_KSW_DUMP=<file>`, see
 //! src/ksw/dump.rs), and checks every output against the upstream oracle (a benchmark of wrong output is
 //! void: any mismatch is printed and the exit status is 1).
 //!
@@ -258,14 +258,14 @@ fn main() {
             "--reps" => reps = args.next().and_then(|v| v.parse().ok()).expect("--reps N"),
             "--sample" => sample = args.next().and_then(|v| v.parse().ok()).expect("--sample N"),
             "-h" | "--help" => {
-                eprintln!("usage: ksw [--reps N] [--sample N] DUMP...   (dumps from WARPALIGN_DUMP=<file>)");
+                eprintln!("usage: ksw [--reps N] [--sample N] DUMP...   (dumps from WARPALIGN_KSW_DUMP=<file>)");
                 return;
             }
             _ => files.push(a),
         }
     }
     if files.is_empty() {
-        eprintln!("usage: ksw [--reps N] [--sample N] DUMP...   (dumps from WARPALIGN_DUMP=<file>)");
+        eprintln!("usage: ksw [--reps N] [--sample N] DUMP...   (dumps from WARPALIGN_KSW_DUMP=<file>)");
         std::process::exit(2);
     }
     let mut all: Vec<DumpedJob> = Vec::new();

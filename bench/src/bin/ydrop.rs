@@ -1,5 +1,5 @@
 //! `ydrop --dump FILE`: times the y-drop engines on the calls of a LASTZ run, dumped by the patched LASTZ
-//! (`WARPALIGN_DUMP=FILE`, see src/ydrop/dump.rs; `.gz` read as such), every call run without its earlier
+//! (`WARPALIGN_YDROP_DUMP=FILE`, see src/ydrop/dump.rs; `.gz` read as such), every call run without its earlier
 //! alignments (as LASTZ's extensions computed ahead run): (a) the twin on one thread (with `--one-thread`; its spec sweep and its
 //! vector sweep, whose results and envelopes must be equal), (b) the twin over all
 //! cores (rayon), (c) the GPU batch of all calls, (d) the GPU in waves of `--wave K` calls in LASTZ's order,

@@ -68,7 +68,7 @@
 //	masked between calls). The pool starts once LASTZ has parsed its
 //	options, so that its workers ready their scratch memory (and one readies
 //	LASTZ's own, adopted at the first anchor loop) while LASTZ reads and
-//	seeds. WARPALIGN_STATS=1 adds their counts. WARPALIGN_DUMP (a record of
+//	seeds. WARPALIGN_STATS=1 adds their counts. WARPALIGN_YDROP_DUMP (a record of
 //	every call as LASTZ makes it) turns this off.
 //
 //	Extensions queued while LASTZ searches for HSPs (patch 0005):
@@ -1210,7 +1210,7 @@ static int lzw_pool_ready (void)
 		{ // default: on with 8 cores or more (with fewer, the work wasted on
 		  // anchors LASTZ then skips costs more than the parallelism gains)
 		char* v    = getenv ("WARPALIGN_YDROP_AHEAD");
-		char* dump = getenv ("WARPALIGN_DUMP");
+		char* dump = getenv ("WARPALIGN_YDROP_DUMP");
 		if ((dump != NULL) && (*dump != 0))  lzwAheadN = 0;	// (a dump records each call;  empty:  none, as in the library)
 		else if ((v != NULL) && (*v != 0))
 			{
