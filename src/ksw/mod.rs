@@ -195,7 +195,7 @@ impl KswJob for KswExtz2Job {
         check_common(i, self.qlen, self.query, self.tlen, self.target, self.m, self.mat)
     }
     fn run_cpu(&self, out: &mut KswResult) {
-        oracle::extz2(self, out)
+        twin::extz2(self, out)
     }
 }
 
@@ -206,7 +206,7 @@ fn check_batch<J: KswJob>(jobs: &[J], results: &[KswResult]) -> Result<()> {
     jobs.iter().enumerate().try_for_each(|(i, j)| j.check(i))
 }
 
-/// The exact CPU path: the Rust twins (extd2, exts2), the upstream oracle where none has landed (extz2).
+/// The exact CPU path: the Rust twins of extd2, exts2 and extz2.
 fn run_cpu<J: KswJob>(jobs: &[J], results: &mut [KswResult]) {
     crate::engine::par_zip(jobs, results, |j, r| j.run_cpu(r));
 }

@@ -147,6 +147,91 @@ pub(super) fn approx_step(h0: &mut i32, last_h0_t: &mut i32, u8a: &[i8], v8a: &[
     }
 }
 
+/// [`exact_max`] with the per-cell increment given by `d`: extz2 keeps its differences biased by `q + e` in
+/// `uint8_t` and adds `(int32_t)u8[t] - qe` (extd2/exts2 add the `int8_t` difference itself). Same scan, same
+/// tie-break (the lowest lane holding the maximum, at its first t).
+#[inline(always)]
+pub(super) fn exact_max_by<T: Copy>(h: &mut [i32], u8a: &[T], v8a: &[T], st0: i32, en0: i32, d: impl Fn(T) -> i32 + Copy) -> (i32, i32) {
+    let (s0, e0) = (st0 as usize, en0 as usize);
+    let en1 = s0 + (e0 - s0) / 4 * 4;
+    let mut mh = if e0 > 0 { h[e0 - 1].wrapping_add(d(u8a[e0])) } else { h[e0].wrapping_add(d(v8a[e0])) };
+    h[e0] = mh;
+    let mut mt = e0;
+    let mut acc = [mh; 16];
+    {
+        let hb = &mut h[s0..en1];
+        let vb = &v8a[s0..en1];
+        let n16 = hb.len() / 16 * 16;
+        let mut i = 0;
+        while i < n16 {
+            let hv: [i32; 16] = hb[i..i + 16].try_into().unwrap();
+            let vv: [T; 16] = vb[i..i + 16].try_into().unwrap();
+            let mut nv = [0i32; 16];
+            for l in 0..16 {
+                nv[l] = hv[l].wrapping_add(d(vv[l]));
+                acc[l] = acc[l].max(nv[l]);
+            }
+            hb[i..i + 16].copy_from_slice(&nv);
+            i += 16;
+        }
+        while i < hb.len() {
+            for l in 0..4 {
+                let v = hb[i + l].wrapping_add(d(vb[i + l]));
+                hb[i + l] = v;
+                acc[l] = acc[l].max(v);
+            }
+            i += 4;
+        }
+    }
+    let mut hh = [mh; 4];
+    for l in 0..16 {
+        hh[l & 3] = hh[l & 3].max(acc[l]);
+    }
+    for c in 0..4 {
+        if mh < hh[c] {
+            mh = hh[c];
+            let mut tc = s0 + c;
+            while h[tc] != mh {
+                tc += 4;
+            }
+            mt = tc;
+        }
+    }
+    let mut t = en1;
+    while t < e0 {
+        let v = h[t].wrapping_add(d(v8a[t]));
+        h[t] = v;
+        if v > mh {
+            mh = v;
+            mt = t;
+        }
+        t += 1;
+    }
+    (mh, mt as i32)
+}
+
+/// [`approx_step`] with the per-cell increment given by `d` (see [`exact_max_by`]); the two candidate
+/// increments are compared after `d` (`d0 > d1`), as upstream does.
+#[inline(always)]
+pub(super) fn approx_step_by<T: Copy>(h0: &mut i32, last_h0_t: &mut i32, u8a: &[T], v8a: &[T], st0: i32, en0: i32, d: impl Fn(T) -> i32) {
+    let l = *last_h0_t;
+    if l >= st0 && l <= en0 && l + 1 >= st0 && l + 1 <= en0 {
+        let d0 = d(v8a[l as usize]);
+        let d1 = d(u8a[l as usize + 1]);
+        if d0 > d1 {
+            *h0 = h0.wrapping_add(d0);
+        } else {
+            *h0 = h0.wrapping_add(d1);
+            *last_h0_t += 1;
+        }
+    } else if l >= st0 && l <= en0 {
+        *h0 = h0.wrapping_add(d(v8a[l as usize]));
+    } else {
+        *last_h0_t += 1;
+        *h0 = h0.wrapping_add(d(u8a[*last_h0_t as usize]));
+    }
+}
+
 /// `ksw_push_cigar` (growth policy irrelevant: the result is copied into an exact-size `malloc` block).
 #[inline]
 fn push_cigar(c: &mut Vec<u32>, op: u32, len: i32) {

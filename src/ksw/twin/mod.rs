@@ -4,7 +4,9 @@
 mod common;
 mod exts2;
 mod extd2;
+mod extz2;
 
 pub use exts2::exts2;
 pub(crate) use exts2::splice_signals;
 pub use extd2::extd2;
+pub use extz2::extz2;
