@@ -1,6 +1,6 @@
 //! warpalign: exact batch engines for minimap2's ksw2 extension and chaining DP and LASTZ's y-drop
-//! extension. Each engine has a CPU path (today the upstream oracle; the Rust twin as it lands) and a GPU
-//! path; both must produce the bytes upstream produces.
+//! extension. Each engine has a CPU path (a Rust twin of the upstream function) and a GPU path; both must
+//! produce the bytes upstream produces. Upstream's own functions (the oracle, `ffi/`) are only for tests.
 
 pub mod chain;
 pub mod dump;

@@ -6,7 +6,6 @@
 pub mod cache;
 pub mod dump;
 pub mod gpu;
-mod oracle;
 pub mod twin;
 
 use crate::gpu::GPU_MIN_JOBS;
