@@ -125,6 +125,16 @@ __device__ __forceinline__ unsigned bytes_mask(int lo, int hi)
 	return up & ~((1u << (8 * lo)) - 1);
 }
 
+// One candidate of a cell's max, in ksw2's order: MODE 1 (left-aligned) keeps the first of equal scores'
+// directions, MODE 2 (right-aligned) the last; MODE 0 (score only) keeps no direction.
+template <int MODE>
+__device__ __forceinline__ void take(int &z, int &d, int c, int dir)
+{
+	if (MODE == 1) d = c > z ? dir : d;
+	else if (MODE == 2) d = z > c ? d : dir;
+	z = max(z, c);
+}
+
 template <int MODE, bool SPL>
 __device__ __forceinline__ void dp_job(const KswParams *__restrict__ P, const i8 *__restrict__ mat,
                                        const u8 *__restrict__ im, u8 *win, u8 *pj, KswOut *res)
@@ -265,23 +275,9 @@ __device__ __forceinline__ void dp_job(const KswParams *__restrict__ P, const i8
 				int d = 0;
 				if (SPL) {
 					const int don = sx(donw, k), a2a = w8(a2 + sx(accw, k));
-					if (MODE == 0) {
-						z = max(max(max(z, a), bb), a2a);
-					} else if (MODE == 1) {
-						d = a > z ? 1 : 0;
-						z = max(z, a);
-						d = bb > z ? 2 : d;
-						z = max(z, bb);
-						d = a2a > z ? 3 : d;
-						z = max(z, a2a);
-					} else {
-						d = z > a ? 0 : 1;
-						z = max(z, a);
-						d = z > bb ? d : 2;
-						z = max(z, bb);
-						d = z > a2a ? d : 3;
-						z = max(z, a2a);
-					}
+					take<MODE>(z, d, a, 1);
+					take<MODE>(z, d, bb, 2);
+					take<MODE>(z, d, a2a, 3);
 					const int tq = w8(z - q);
 					a = w8(a - tq);
 					bb = w8(bb - tq);
@@ -296,27 +292,10 @@ __device__ __forceinline__ void dp_job(const KswParams *__restrict__ P, const i8
 					dwn = put(dwn, d, k);
 					continue;
 				}
-				if (MODE == 0) {
-					z = max(max(max(max(z, a), bb), a2), b2);
-				} else if (MODE == 1) {
-					d = a > z ? 1 : 0;
-					z = max(z, a);
-					d = bb > z ? 2 : d;
-					z = max(z, bb);
-					d = a2 > z ? 3 : d;
-					z = max(z, a2);
-					d = b2 > z ? 4 : d;
-					z = max(z, b2);
-				} else {
-					d = z > a ? 0 : 1;
-					z = max(z, a);
-					d = z > bb ? d : 2;
-					z = max(z, bb);
-					d = z > a2 ? d : 3;
-					z = max(z, a2);
-					d = z > b2 ? d : 4;
-					z = max(z, b2);
-				}
+				take<MODE>(z, d, a, 1);
+				take<MODE>(z, d, bb, 2);
+				take<MODE>(z, d, a2, 3);
+				take<MODE>(z, d, b2, 4);
 				z = min(z, mch);
 				const int tq = w8(z - q), tq2 = w8(z - q2);
 				a = w8(a - tq);

@@ -216,16 +216,7 @@ pub fn extd2_batch(engine: &Engine, jobs: &[KswExtd2Job], results: &mut [KswResu
 
 /// [`extd2_batch`], saying which backend ran the batch.
 fn extd2_run(engine: &Engine, jobs: &[KswExtd2Job], results: &mut [KswResult]) -> Result<Backend> {
-    check_batch(jobs, results)?;
-    dump::dump(jobs, dump::encode_extd2)?;
-    if let Some(rt) = (jobs.len() >= GPU_MIN_JOBS).then(|| engine.gpu()).flatten() {
-        match gpu::extd2_batch_gpu(&rt, jobs, results) {
-            Ok(()) => return Ok(Backend::Gpu),
-            Err(e) => crate::engine::gpu_failed_notice(&e),
-        }
-    }
-    run_cpu(jobs, results);
-    Ok(Backend::Cpu)
+    run(engine, jobs, results, dump::encode_extd2, gpu::extd2_batch_gpu)
 }
 
 pub fn exts2_batch(engine: &Engine, jobs: &[KswExts2Job], results: &mut [KswResult]) -> Result<()> {
@@ -234,10 +225,22 @@ pub fn exts2_batch(engine: &Engine, jobs: &[KswExts2Job], results: &mut [KswResu
 
 /// [`exts2_batch`], saying which backend ran the batch.
 fn exts2_run(engine: &Engine, jobs: &[KswExts2Job], results: &mut [KswResult]) -> Result<Backend> {
+    run(engine, jobs, results, dump::encode_exts2, gpu::exts2_batch_gpu)
+}
+
+/// A batch of a kind with a kernel: checked, dumped when asked, on the GPU when it is worth a launch, else
+/// (or when the GPU fails) on the twin.
+fn run<J: KswJob>(
+    engine: &Engine,
+    jobs: &[J],
+    results: &mut [KswResult],
+    encode: unsafe fn(&mut Vec<u8>, &J),
+    on_gpu: fn(&crate::gpu::GpuRuntime, &[J], &mut [KswResult]) -> std::result::Result<(), String>,
+) -> Result<Backend> {
     check_batch(jobs, results)?;
-    dump::dump(jobs, dump::encode_exts2)?;
+    dump::dump(jobs, encode)?;
     if let Some(rt) = (jobs.len() >= GPU_MIN_JOBS).then(|| engine.gpu()).flatten() {
-        match gpu::exts2_batch_gpu(&rt, jobs, results) {
+        match on_gpu(&rt, jobs, results) {
             Ok(()) => return Ok(Backend::Gpu),
             Err(e) => crate::engine::gpu_failed_notice(&e),
         }
