@@ -63,7 +63,33 @@ pub(crate) struct Scratch {
     pub tb_row: Vec<u32>,
 }
 
+/// How the start of a row went, in LASTZ's order: the bounds' rows first, then the traceback memory.
+pub(crate) enum RowStart {
+    /// The row's cells fit: this many traceback bytes at most (`ry - ly + yDropTail`).
+    Entered(i32),
+    BeyondBounds,
+    Truncated,
+}
+
 impl Scratch {
+    /// Starts `row` (both sweeps): lets `bounds` move `[ly, ry)`, widens an empty range to `ly`, checks that
+    /// the row fits the traceback memory and records where its links start.
+    #[inline(always)]
+    pub(crate) fn start_row<K: Constraints>(&mut self, bounds: &mut K, p: &Params, y_drop_tail: i32, row: u32, ly: &mut u32, ry: &mut u32) -> RowStart {
+        if !bounds.enter_row(row, ly, ry) {
+            return RowStart::BeyondBounds;
+        }
+        if *ry < *ly {
+            *ry = *ly;
+        }
+        let tb_needed = (*ry - *ly).wrapping_add(y_drop_tail as u32) as i32;
+        if self.tb.len() as i64 + tb_needed as i64 >= p.tb_len as i64 {
+            return RowStart::Truncated;
+        }
+        self.tb_row.push((self.tb.len() as u32).wrapping_sub(*ly));
+        RowStart::Entered(tb_needed)
+    }
+
     /// Makes cell `k` writable (LASTZ sizes its row array per row; growing on demand gives the same cells).
     fn cell(&mut self, k: usize) -> &mut Cell {
         if k >= self.cells.len() {
@@ -131,19 +157,17 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
 
     for row in 1..=m {
         let prev_ly = ly;
-        if !bounds.enter_row(row, &mut ly, &mut ry) {
-            beyond_bounds = true;
-            break;
-        }
-        if ry < ly {
-            ry = ly;
-        }
-        let tb_needed = (ry - ly).wrapping_add(y_drop_tail as u32) as i32;
-        if s.tb.len() as i64 + tb_needed as i64 >= p.tb_len as i64 {
-            truncated = true;
-            break;
-        }
-        s.tb_row.push((s.tb.len() as u32).wrapping_sub(ly));
+        let tb_needed = match s.start_row(bounds, p, y_drop_tail, row, &mut ly, &mut ry) {
+            RowStart::Entered(n) => n,
+            RowStart::BeyondBounds => {
+                beyond_bounds = true;
+                break;
+            }
+            RowStart::Truncated => {
+                truncated = true;
+                break;
+            }
+        };
         if s.cells.len() < tb_needed.max(0) as usize {
             s.cells.resize(tb_needed as usize, Cell::default());
         }

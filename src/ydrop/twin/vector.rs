@@ -12,7 +12,7 @@
 //! A call whose values could leave the scans' int32 range (the limits the GPU kernel's host admits) gives
 //! up with None, before or during the sweep, and runs on the sweep.
 
-use super::sweep::{y_drop_tail, Fill, Params, Scratch, FROM_I, NEG_INF};
+use super::sweep::{y_drop_tail, Fill, Params, RowStart, Scratch, FROM_I, NEG_INF};
 use super::Constraints;
 
 const SUB_ABS_MAX: u32 = 1 << 27;
@@ -157,19 +157,17 @@ fn fill_admitted<K: Constraints>(
     let (mut a_read, mut b_read) = (0u32, 0u32);
 
     for row in 1..=m {
-        if !bounds.enter_row(row, &mut ly, &mut ry) {
-            beyond_bounds = true;
-            break;
+        match s.start_row(bounds, p, y_drop_tail, row, &mut ly, &mut ry) {
+            RowStart::Entered(_) => {}
+            RowStart::BeyondBounds => {
+                beyond_bounds = true;
+                break;
+            }
+            RowStart::Truncated => {
+                truncated = true;
+                break;
+            }
         }
-        if ry < ly {
-            ry = ly;
-        }
-        let tb_needed = (ry - ly).wrapping_add(y_drop_tail as u32) as i32;
-        if s.tb.len() as i64 + tb_needed as i64 >= p.tb_len as i64 {
-            truncated = true;
-            break;
-        }
-        s.tb_row.push((s.tb.len() as u32).wrapping_sub(ly));
         let x = a[row as usize - 1] as usize;
         let srow: &[i32; 256] = p.sub[x * 256..][..256].try_into().unwrap();
         if v.slot_of[x] == NO_SLOT {
