@@ -65,16 +65,14 @@ typedef struct warpalign_ctx warpalign_ctx;
 typedef struct warpalign_ksw_cache warpalign_ksw_cache;
 
 /**
- * A pool of threads computing y-drop extensions ahead of the calls they stand for (opaque): made by
- * warpalign_ydrop_ahead_create, freed by warpalign_ydrop_ahead_destroy. One caller thread at a time.
+ * The schedule of a sequential anchor loop's y-drop calls (LASTZ's gapped_extend), opaque: made by
+ * warpalign_ydrop_schedule_create, freed by warpalign_ydrop_schedule_destroy. It computes extensions ahead
+ * of the loop on a pool of worker threads (`WARPALIGN_YDROP_AHEAD` anchors; 0: none) and answers each call
+ * exactly as LASTZ's ydrop_one_sided_align would, taking a result computed ahead only when the call's real
+ * earlier alignments would leave it as it is. One caller thread at a time; every call below may call back
+ * into the host.
  */
-typedef struct warpalign_ydrop_ahead warpalign_ydrop_ahead;
-
-/**
- * What an extension computed ahead swept (opaque): made by warpalign_ydrop_ahead_take, read by
- * warpalign_ydrop_unaffected, freed by warpalign_ydrop_envelopes_free.
- */
-typedef struct warpalign_ydrop_envelope warpalign_ydrop_envelope;
+typedef struct warpalign_ydrop_schedule warpalign_ydrop_schedule;
 
 /**
  * One anchor, minimap2's `mm128_t`.
@@ -426,6 +424,62 @@ typedef struct warpalign_ydrop_result {
   uint32_t *ops;
 } warpalign_ydrop_result;
 
+/**
+ * An anchor of the loop, with its two jobs (left, right; no bounds) under the limits the loop sets for it.
+ */
+typedef struct warpalign_ydrop_anchor {
+  uint32_t pos1;
+  uint32_t pos2;
+  struct warpalign_ydrop_job jobs[2];
+} warpalign_ydrop_anchor;
+
+/**
+ * What the loop's host answers about its own data (function pointers, none NULL; `ctx` is passed back).
+ */
+typedef struct warpalign_ydrop_host {
+  void *ctx;
+  /**
+   * Anchor `k` of the loop (past the current one): writes its position and two jobs (left, right; no
+   * bounds) under the limits the loop will set for it and returns 1; 0 when the loop will skip it (outside
+   * its limits, or an earlier alignment contains it).
+   */
+  int32_t (*anchor)(void *ctx, uint32_t k, struct warpalign_ydrop_anchor *out);
+  /**
+   * Makes anchor `k`'s earlier alignments, as the loop would find them now, those `bounds` reads with
+   * `of` = 1 (for the current anchor: the loop's own); 0 when one contains the anchor, else 1.
+   */
+  int32_t (*know)(void *ctx, uint32_t k);
+  /**
+   * The earlier alignments a job of `m` rows (the left half when `reversed`) can reach, of the current
+   * call (`of` = 0) or of the anchor `know` named (`of` = 1), the list cut after `depth` of them: 0 when
+   * none can (unconstrained), 1 with `*out` written (valid until the next `bounds`), -1 when they cannot
+   * be flattened.
+   */
+  int32_t (*bounds)(void *ctx,
+                    int32_t of,
+                    int32_t reversed,
+                    uint32_t m,
+                    uint32_t depth,
+                    struct warpalign_ydrop_bounds *out);
+  /**
+   * 1 when the inserted alignment `align` contains the anchor at (`pos1`, `pos2`).
+   */
+  int32_t (*contains)(void *ctx, const void *align, uint32_t pos1, uint32_t pos2);
+  /**
+   * 1 when any earlier alignment contains the anchor at (`pos1`, `pos2`).
+   */
+  int32_t (*covered)(void *ctx, uint32_t pos1, uint32_t pos2);
+  /**
+   * The search's anchor at (`pos1`, `pos2`): writes its two jobs (left, right) under its partitions' limits
+   * and returns 1; 0 outside them.
+   */
+  int32_t (*early_jobs)(void *ctx, uint32_t pos1, uint32_t pos2, struct warpalign_ydrop_job *jobs);
+  /**
+   * The offset of the peak of the HSP of `length` at (`pos1`, `pos2`).
+   */
+  uint32_t (*peak)(void *ctx, uint32_t pos1, uint32_t pos2, uint32_t length);
+} warpalign_ydrop_host;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -611,115 +665,93 @@ uint64_t warpalign_ydrop_cells(void);
 void warpalign_ydrop_results_free(struct warpalign_ydrop_result *results, size_t n);
 
 /**
- * 1 when `job` (the real call: same sequences, lengths, scoring, direction and traceback size as the job
- * computed ahead whose envelope this is, with its real `bounds`, or NULL) computes exactly the result
- * computed ahead; 0 when it may not (run the call). Exact: LASTZ's bound and mask logic replayed over the
- * rows the sweep entered, giving every answer the sweep got.
+ * A schedule whose loop has the given host (copied). Reads its settings from the environment and, when
+ * extensions run ahead, starts the pool now (so that its workers ready their memory while the caller reads
+ * and seeds). NULL on a bad setting or a NULL callback (see warpalign_last_error).
  */
-int32_t warpalign_ydrop_unaffected(const struct warpalign_ydrop_envelope *envelope,
-                                   const struct warpalign_ydrop_job *job);
+struct warpalign_ydrop_schedule *warpalign_ydrop_schedule_create(const struct warpalign_ydrop_host *host);
 
 /**
- * The rows the sweep of the job computed ahead entered (0 for a NULL envelope). `*ran_under_bounds` (when
- * not NULL) is set to 1 when a CPU worker ran the job under the bounds it was queued with, 0 when it ran
- * without bounds (queued without, or run by the GPU thread, which takes no bounds).
+ * Drains the schedule's pool and frees it (NULL is ignored).
  */
-uint32_t warpalign_ydrop_envelope_rows(const struct warpalign_ydrop_envelope *envelope,
-                                       int32_t *ran_under_bounds);
+void warpalign_ydrop_schedule_destroy(struct warpalign_ydrop_schedule *s);
 
 /**
- * Frees `n` envelopes and sets their pointers to NULL. NULL arrays and entries are ignored.
+ * An anchor loop begins (`none_before`: no earlier alignment exists yet). Nothing an earlier loop queued
+ * survives it; what was queued during the HSP search waits for this loop's anchors.
  */
-void warpalign_ydrop_envelopes_free(struct warpalign_ydrop_envelope **envelopes, size_t n);
+enum warpalign_status warpalign_ydrop_schedule_loop_begin(struct warpalign_ydrop_schedule *s,
+                                                          int32_t none_before);
 
 /**
- * Starts `threads` worker threads (0: one less than the cores, at least one), and with
- * `WARPALIGN_BACKEND=gpu` a thread that runs batches of the queued jobs on the GPU. Returns NULL when a thread
- * cannot start or `WARPALIGN_BACKEND` is not auto, cpu or gpu (see warpalign_last_error).
+ * The anchor loop ends: afterwards no job reads its sequences.
  */
-struct warpalign_ydrop_ahead *warpalign_ydrop_ahead_create(size_t threads);
+enum warpalign_status warpalign_ydrop_schedule_loop_end(struct warpalign_ydrop_schedule *s);
 
 /**
- * Queues `job` and writes its ticket. It runs under its `bounds` (the earlier alignments known now, copied
- * here; NULL: none), and a later call may take its result when warpalign_ydrop_unaffected accepts the
- * call's real bounds. Workers take the queued job of lowest `priority` first (equal ones in the order
- * queued). The job's sequences and matrix must stay valid and unchanged until its ticket is taken or
- * cancelled, or the pool drained.
+ * The loop is about to extend anchor `i` of its `end` (`current`: its position and jobs under the loop's
+ * limits): queues what should run ahead now.
  */
-enum warpalign_status warpalign_ydrop_ahead_submit(struct warpalign_ydrop_ahead *pool,
-                                                   const struct warpalign_ydrop_job *job,
-                                                   uint64_t priority,
-                                                   uint64_t *ticket);
+enum warpalign_status warpalign_ydrop_schedule_ensure(struct warpalign_ydrop_schedule *s,
+                                                      uint32_t i,
+                                                      uint32_t end,
+                                                      const struct warpalign_ydrop_anchor *current);
 
 /**
- * Takes a queued job: when a worker finished it, writes its result (as warpalign_ydrop_batch; free with
- * warpalign_ydrop_results_free) and a new envelope (for warpalign_ydrop_unaffected; free with
- * warpalign_ydrop_envelopes_free); while a worker runs it, waits for it; when none started it, drops it and
- * writes an empty result and a NULL envelope (run the call yourself). A ticket is taken once.
+ * The loop inserted an earlier alignment (`align`, the host's name for it, as `contains` takes it) from
+ * (`pos1`, `pos2`) to (`end1`, `end2`).
  */
-enum warpalign_status warpalign_ydrop_ahead_take(struct warpalign_ydrop_ahead *pool,
-                                                 uint64_t ticket,
-                                                 struct warpalign_ydrop_result *result,
-                                                 struct warpalign_ydrop_envelope **envelope);
+enum warpalign_status warpalign_ydrop_schedule_inserted(struct warpalign_ydrop_schedule *s,
+                                                        const void *align,
+                                                        uint32_t pos1,
+                                                        uint32_t end1,
+                                                        uint32_t pos2,
+                                                        uint32_t end2);
 
 /**
- * 1 when a worker has finished the job (warpalign_ydrop_ahead_take would not wait), else 0 (queued, running,
- * taken or unknown; a NULL pool too).
+ * One y-drop call of the loop: `job` without bounds (they come from the host's `bounds` with `of` = 0 when
+ * `constrained`: an earlier alignment can bound or mask the call), `anchor1` the loop's anchor. Sets `*done`
+ * to 1 and writes the result, whose `ops` belong to the schedule until its next call (do not free them);
+ * or sets it to 0: run LASTZ's own function, then call warpalign_ydrop_schedule_original_done.
  */
-int32_t warpalign_ydrop_ahead_finished(const struct warpalign_ydrop_ahead *pool,
-                                       uint64_t ticket);
+enum warpalign_status warpalign_ydrop_schedule_extend(struct warpalign_ydrop_schedule *s,
+                                                      const struct warpalign_ydrop_job *job,
+                                                      uint32_t anchor1,
+                                                      int32_t constrained,
+                                                      struct warpalign_ydrop_result *result,
+                                                      int32_t *done);
 
 /**
- * For a queued job that has ended: 1 when its result still holds for `job` (the same call, with the
- * earlier alignments known now as its `bounds`, or NULL), as warpalign_ydrop_unaffected would say; 0 when
- * it does not (cancel it and queue the call again); -1 while it is queued or running, for an unknown
- * ticket, or a NULL pool or job. The pool's workers go on while it checks.
+ * LASTZ's own function has run the call warpalign_ydrop_schedule_extend gave back (for the statistics).
  */
-int32_t warpalign_ydrop_ahead_still_holds(struct warpalign_ydrop_ahead *pool,
-                                          uint64_t ticket,
-                                          const struct warpalign_ydrop_job *job);
+enum warpalign_status warpalign_ydrop_schedule_original_done(struct warpalign_ydrop_schedule *s);
 
 /**
- * For a queued job that has ended: the rows its sweep entered (as warpalign_ydrop_envelope_rows would say of
- * the envelope warpalign_ydrop_ahead_take would give), and in `*ran_under_bounds` (if not NULL) 1 when it
- * ran under its bounds' copy, else 0; -1 while it is queued or running, for a job that failed, an unknown
- * ticket, or a NULL pool.
+ * The HSP search of a query strand begins, its HSPs the loop's anchors as they are: 1 when their jobs will
+ * be queued (the host's `early_jobs` and `peak` then read the strand's sequences until
+ * warpalign_ydrop_schedule_early_end), 0 when not (`WARPALIGN_YDROP_EARLY=0`, or nothing runs ahead).
  */
-int64_t warpalign_ydrop_ahead_rows(const struct warpalign_ydrop_ahead *pool,
-                                   uint64_t ticket,
-                                   int32_t *ran_under_bounds);
+int32_t warpalign_ydrop_schedule_early_begin(struct warpalign_ydrop_schedule *s);
 
 /**
- * Gives the calling thread the traceback scratch memory one of the pool's workers touched for it when the pool
- * started, if that is done (it never waits; later calls do nothing). The thread that takes the pool's results
- * and runs the calls not computed ahead calls this before its first call, so that a large call of its own
- * pays no page faults for that memory. A NULL pool is ignored.
+ * The search collected the HSP of `length` at (`pos1`, `pos2`) scoring `score`.
  */
-void warpalign_ydrop_ahead_adopt_scratch(const struct warpalign_ydrop_ahead *pool);
+enum warpalign_status warpalign_ydrop_schedule_early_hsp(struct warpalign_ydrop_schedule *s,
+                                                         uint32_t pos1,
+                                                         uint32_t pos2,
+                                                         uint32_t length,
+                                                         int32_t score);
 
 /**
- * Drops a queued job whose result is not wanted (it never runs if no worker started it). Unknown tickets
- * and a NULL pool are ignored.
+ * The strand's gapped extension is over, or its search aborted: afterwards no job of the search reads its
+ * sequences.
  */
-void warpalign_ydrop_ahead_cancel(struct warpalign_ydrop_ahead *pool,
-                                  uint64_t ticket);
+enum warpalign_status warpalign_ydrop_schedule_early_end(struct warpalign_ydrop_schedule *s);
 
 /**
- * 1 when the job had not started and is now dropped (it never runs, and its ticket is gone); 0 when a
- * worker has started or finished it (it stays as it is), for an unknown ticket, or a NULL pool.
+ * With `WARPALIGN_STATS=1`, once a call was made: writes the schedule's counts and times to stderr.
  */
-int32_t warpalign_ydrop_ahead_cancel_queued(struct warpalign_ydrop_ahead *pool,
-                                            uint64_t ticket);
-
-/**
- * Drops every queued job and waits until no worker runs one: afterwards no job reads the caller's memory.
- */
-void warpalign_ydrop_ahead_drain(struct warpalign_ydrop_ahead *pool);
-
-/**
- * Drains the pool and stops its threads (NULL is ignored).
- */
-void warpalign_ydrop_ahead_destroy(struct warpalign_ydrop_ahead *pool);
+void warpalign_ydrop_schedule_report(const struct warpalign_ydrop_schedule *s);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -1,7 +1,9 @@
 //! C entry points of the ydrop engine.
 
 use crate::{batch_args, guard, WarpalignCtx, WarpalignStatus};
-use warpalign::ydrop::{self, YdropJob, YdropResult};
+use std::ffi::c_void;
+use warpalign::ydrop::schedule::{AlignHandle, Bounds, BoundsOf, Extended, Schedule, YdropAnchor};
+use warpalign::ydrop::{self, YdropBounds, YdropJob, YdropResult};
 
 /// The "no alignment / no segment" index of warpalign_ydrop_bounds and warpalign_ydrop_alignment (a NULL
 /// pointer in LASTZ). Segment kinds are LASTZ's: 0 diagonal, 1 horizontal, 2 vertical.
@@ -51,224 +53,271 @@ pub extern "C" fn warpalign_ydrop_results_free(results: *mut YdropResult, n: usi
     unsafe { std::slice::from_raw_parts_mut(results, n) }.iter_mut().for_each(YdropResult::release);
 }
 
-/// What an extension computed ahead swept (opaque): made by warpalign_ydrop_ahead_take, read by
-/// warpalign_ydrop_unaffected, freed by warpalign_ydrop_envelopes_free.
-pub struct WarpalignYdropEnvelope(ydrop::twin::shadow::Envelope);
-
-/// 1 when `job` (the real call: same sequences, lengths, scoring, direction and traceback size as the job
-/// computed ahead whose envelope this is, with its real `bounds`, or NULL) computes exactly the result
-/// computed ahead; 0 when it may not (run the call). Exact: LASTZ's bound and mask logic replayed over the
-/// rows the sweep entered, giving every answer the sweep got.
-#[no_mangle]
-pub extern "C" fn warpalign_ydrop_unaffected(envelope: *const WarpalignYdropEnvelope, job: *const YdropJob) -> i32 {
-    if envelope.is_null() || job.is_null() {
-        return 0;
-    }
-    // SAFETY: both come from the caller as documented (a live envelope, a job whose bounds are well-formed).
-    let (env, job) = unsafe { (&(*envelope).0, &*job) };
-    if !job.bounds.is_null() && unsafe { (*job.bounds).check() }.is_err() {
-        return 0;
-    }
-    std::panic::catch_unwind(|| ydrop::twin::shadow::unaffected(env, job) as i32).unwrap_or(0)
+/// The schedule of a sequential anchor loop's y-drop calls (LASTZ's gapped_extend), opaque: made by
+/// warpalign_ydrop_schedule_create, freed by warpalign_ydrop_schedule_destroy. It computes extensions ahead
+/// of the loop on a pool of worker threads (`WARPALIGN_YDROP_AHEAD` anchors; 0: none) and answers each call
+/// exactly as LASTZ's ydrop_one_sided_align would, taking a result computed ahead only when the call's real
+/// earlier alignments would leave it as it is. One caller thread at a time; every call below may call back
+/// into the host.
+pub struct WarpalignYdropSchedule {
+    schedule: ydrop::schedule::Schedule,
+    host: CHost,
 }
 
-/// The rows the sweep of the job computed ahead entered (0 for a NULL envelope). `*ran_under_bounds` (when
-/// not NULL) is set to 1 when a CPU worker ran the job under the bounds it was queued with, 0 when it ran
-/// without bounds (queued without, or run by the GPU thread, which takes no bounds).
-#[no_mangle]
-pub extern "C" fn warpalign_ydrop_envelope_rows(envelope: *const WarpalignYdropEnvelope, ran_under_bounds: *mut i32) -> u32 {
-    // SAFETY: the caller passes a live envelope (or NULL) and a writable int (or NULL).
-    let env = unsafe { envelope.as_ref() };
-    if let Some(r) = unsafe { ran_under_bounds.as_mut() } {
-        *r = env.is_some_and(|e| e.0.ran_under.is_some()) as i32;
-    }
-    env.map_or(0, |e| e.0.rows() as u32)
+/// What the loop's host answers about its own data (function pointers, none NULL; `ctx` is passed back).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct WarpalignYdropHost {
+    pub ctx: *mut c_void,
+    /// Anchor `k` of the loop (past the current one): writes its position and two jobs (left, right; no
+    /// bounds) under the limits the loop will set for it and returns 1; 0 when the loop will skip it (outside
+    /// its limits, or an earlier alignment contains it).
+    pub anchor: Option<unsafe extern "C" fn(ctx: *mut c_void, k: u32, out: *mut YdropAnchor) -> i32>,
+    /// Makes anchor `k`'s earlier alignments, as the loop would find them now, those `bounds` reads with
+    /// `of` = 1 (for the current anchor: the loop's own); 0 when one contains the anchor, else 1.
+    pub know: Option<unsafe extern "C" fn(ctx: *mut c_void, k: u32) -> i32>,
+    /// The earlier alignments a job of `m` rows (the left half when `reversed`) can reach, of the current
+    /// call (`of` = 0) or of the anchor `know` named (`of` = 1), the list cut after `depth` of them: 0 when
+    /// none can (unconstrained), 1 with `*out` written (valid until the next `bounds`), -1 when they cannot
+    /// be flattened.
+    pub bounds: Option<
+        unsafe extern "C" fn(ctx: *mut c_void, of: i32, reversed: i32, m: u32, depth: u32, out: *mut YdropBounds) -> i32,
+    >,
+    /// 1 when the inserted alignment `align` contains the anchor at (`pos1`, `pos2`).
+    pub contains: Option<unsafe extern "C" fn(ctx: *mut c_void, align: *const c_void, pos1: u32, pos2: u32) -> i32>,
+    /// 1 when any earlier alignment contains the anchor at (`pos1`, `pos2`).
+    pub covered: Option<unsafe extern "C" fn(ctx: *mut c_void, pos1: u32, pos2: u32) -> i32>,
+    /// The search's anchor at (`pos1`, `pos2`): writes its two jobs (left, right) under its partitions' limits
+    /// and returns 1; 0 outside them.
+    pub early_jobs: Option<unsafe extern "C" fn(ctx: *mut c_void, pos1: u32, pos2: u32, jobs: *mut YdropJob) -> i32>,
+    /// The offset of the peak of the HSP of `length` at (`pos1`, `pos2`).
+    pub peak: Option<unsafe extern "C" fn(ctx: *mut c_void, pos1: u32, pos2: u32, length: u32) -> u32>,
 }
 
-/// Frees `n` envelopes and sets their pointers to NULL. NULL arrays and entries are ignored.
-#[no_mangle]
-pub extern "C" fn warpalign_ydrop_envelopes_free(envelopes: *mut *mut WarpalignYdropEnvelope, n: usize) {
-    if envelopes.is_null() {
-        return;
+/// The host's callbacks, checked non-NULL at creation.
+struct CHost(WarpalignYdropHost);
+
+impl CHost {
+    fn of(h: &WarpalignYdropHost) -> Option<CHost> {
+        let all = h.anchor.is_some()
+            && h.know.is_some()
+            && h.bounds.is_some()
+            && h.contains.is_some()
+            && h.covered.is_some()
+            && h.early_jobs.is_some()
+            && h.peak.is_some();
+        all.then_some(CHost(*h))
     }
-    // SAFETY: the caller passes n pointers made by warpalign_ydrop_ahead_take (or NULL).
-    for e in unsafe { std::slice::from_raw_parts_mut(envelopes, n) } {
-        if !e.is_null() {
-            // SAFETY: made by Box::into_raw in warpalign_ydrop_ahead_take, freed once.
-            drop(unsafe { Box::from_raw(*e) });
-            *e = std::ptr::null_mut();
+}
+
+// SAFETY (every call below): the callbacks were checked non-NULL at creation, and the host promised they
+// take its ctx and write only through the pointers given.
+impl ydrop::schedule::Host for CHost {
+    fn anchor(&mut self, k: u32) -> Option<YdropAnchor> {
+        let mut out = std::mem::MaybeUninit::<YdropAnchor>::uninit();
+        (unsafe { self.0.anchor.unwrap()(self.0.ctx, k, out.as_mut_ptr()) } == 1).then(|| unsafe { out.assume_init() })
+    }
+    fn know(&mut self, k: u32) -> bool {
+        unsafe { self.0.know.unwrap()(self.0.ctx, k) != 0 }
+    }
+    fn bounds(&mut self, of: BoundsOf, reversed: bool, m: u32, depth: u32) -> Bounds {
+        let mut out = std::mem::MaybeUninit::<YdropBounds>::uninit();
+        let of = (of == BoundsOf::Known) as i32;
+        match unsafe { self.0.bounds.unwrap()(self.0.ctx, of, reversed as i32, m, depth, out.as_mut_ptr()) } {
+            0 => Bounds::Unconstrained,
+            1 => {
+                let b = unsafe { out.assume_init() };
+                if b.check().is_ok() {
+                    Bounds::Block(b)
+                } else {
+                    Bounds::Unroutable
+                }
+            }
+            _ => Bounds::Unroutable,
         }
     }
+    fn contains(&mut self, align: AlignHandle, pos1: u32, pos2: u32) -> bool {
+        unsafe { self.0.contains.unwrap()(self.0.ctx, align, pos1, pos2) != 0 }
+    }
+    fn covered(&mut self, pos1: u32, pos2: u32) -> bool {
+        unsafe { self.0.covered.unwrap()(self.0.ctx, pos1, pos2) != 0 }
+    }
+    fn early_jobs(&mut self, pos1: u32, pos2: u32) -> Option<[YdropJob; 2]> {
+        let mut out = std::mem::MaybeUninit::<[YdropJob; 2]>::uninit();
+        (unsafe { self.0.early_jobs.unwrap()(self.0.ctx, pos1, pos2, out.as_mut_ptr().cast()) } == 1)
+            .then(|| unsafe { out.assume_init() })
+    }
+    fn peak(&mut self, pos1: u32, pos2: u32, length: u32) -> u32 {
+        unsafe { self.0.peak.unwrap()(self.0.ctx, pos1, pos2, length) }
+    }
 }
 
-/// A pool of threads computing y-drop extensions ahead of the calls they stand for (opaque): made by
-/// warpalign_ydrop_ahead_create, freed by warpalign_ydrop_ahead_destroy. One caller thread at a time.
-pub struct WarpalignYdropAhead(ydrop::ahead::Ahead);
+/// Runs `f` on a live schedule (the caller's contract), catching panics and errors into a status.
+fn with_schedule(
+    what: &str,
+    s: *mut WarpalignYdropSchedule,
+    f: impl FnOnce(&mut Schedule, &mut CHost) -> warpalign::Result<()>,
+) -> WarpalignStatus {
+    guard(what, || {
+        // SAFETY: a live schedule, used by one thread at a time (the caller's contract).
+        let s = unsafe { s.as_mut() }.ok_or_else(|| warpalign::Error::InvalidArgument("null schedule".into()))?;
+        f(&mut s.schedule, &mut s.host)
+    })
+}
 
-/// Starts `threads` worker threads (0: one less than the cores, at least one), and with
-/// `WARPALIGN_BACKEND=gpu` a thread that runs batches of the queued jobs on the GPU. Returns NULL when a thread
-/// cannot start or `WARPALIGN_BACKEND` is not auto, cpu or gpu (see warpalign_last_error).
+/// A schedule whose loop has the given host (copied). Reads its settings from the environment and, when
+/// extensions run ahead, starts the pool now (so that its workers ready their memory while the caller reads
+/// and seeds). NULL on a bad setting or a NULL callback (see warpalign_last_error).
 #[no_mangle]
-pub extern "C" fn warpalign_ydrop_ahead_create(threads: usize) -> *mut WarpalignYdropAhead {
-    let mut pool = std::ptr::null_mut();
-    guard("warpalign_ydrop_ahead_create", || {
-        pool = Box::into_raw(Box::new(WarpalignYdropAhead(ydrop::ahead::Ahead::new(threads)?)));
+pub extern "C" fn warpalign_ydrop_schedule_create(host: *const WarpalignYdropHost) -> *mut WarpalignYdropSchedule {
+    let mut made = std::ptr::null_mut();
+    guard("warpalign_ydrop_schedule_create", || {
+        // SAFETY: a readable host or NULL (the caller's contract).
+        let host = unsafe { host.as_ref() }
+            .and_then(CHost::of)
+            .ok_or_else(|| warpalign::Error::InvalidArgument("null host or callback".into()))?;
+        made = Box::into_raw(Box::new(WarpalignYdropSchedule { schedule: Schedule::from_env()?, host }));
         Ok(())
     });
-    pool
+    made
 }
 
-/// Queues `job` and writes its ticket. It runs under its `bounds` (the earlier alignments known now, copied
-/// here; NULL: none), and a later call may take its result when warpalign_ydrop_unaffected accepts the
-/// call's real bounds. Workers take the queued job of lowest `priority` first (equal ones in the order
-/// queued). The job's sequences and matrix must stay valid and unchanged until its ticket is taken or
-/// cancelled, or the pool drained.
+/// Drains the schedule's pool and frees it (NULL is ignored).
 #[no_mangle]
-pub extern "C" fn warpalign_ydrop_ahead_submit(
-    pool: *mut WarpalignYdropAhead,
+pub extern "C" fn warpalign_ydrop_schedule_destroy(s: *mut WarpalignYdropSchedule) {
+    if !s.is_null() {
+        // SAFETY: made by Box::into_raw in warpalign_ydrop_schedule_create, destroyed once.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(unsafe { Box::from_raw(s) })));
+    }
+}
+
+/// An anchor loop begins (`none_before`: no earlier alignment exists yet). Nothing an earlier loop queued
+/// survives it; what was queued during the HSP search waits for this loop's anchors.
+#[no_mangle]
+pub extern "C" fn warpalign_ydrop_schedule_loop_begin(s: *mut WarpalignYdropSchedule, none_before: i32) -> WarpalignStatus {
+    with_schedule("warpalign_ydrop_schedule_loop_begin", s, |s, _| {
+        s.loop_begin(none_before != 0);
+        Ok(())
+    })
+}
+
+/// The anchor loop ends: afterwards no job reads its sequences.
+#[no_mangle]
+pub extern "C" fn warpalign_ydrop_schedule_loop_end(s: *mut WarpalignYdropSchedule) -> WarpalignStatus {
+    with_schedule("warpalign_ydrop_schedule_loop_end", s, |s, _| {
+        s.loop_end();
+        Ok(())
+    })
+}
+
+/// The loop is about to extend anchor `i` of its `end` (`current`: its position and jobs under the loop's
+/// limits): queues what should run ahead now.
+#[no_mangle]
+pub extern "C" fn warpalign_ydrop_schedule_ensure(
+    s: *mut WarpalignYdropSchedule,
+    i: u32,
+    end: u32,
+    current: *const YdropAnchor,
+) -> WarpalignStatus {
+    with_schedule("warpalign_ydrop_schedule_ensure", s, |s, host| {
+        // SAFETY: a readable anchor or NULL (the caller's contract).
+        let current = unsafe { current.as_ref() }.ok_or_else(|| warpalign::Error::InvalidArgument("null anchor".into()))?;
+        s.ensure(host, i, end, current)
+    })
+}
+
+/// The loop inserted an earlier alignment (`align`, the host's name for it, as `contains` takes it) from
+/// (`pos1`, `pos2`) to (`end1`, `end2`).
+#[no_mangle]
+pub extern "C" fn warpalign_ydrop_schedule_inserted(
+    s: *mut WarpalignYdropSchedule,
+    align: *const c_void,
+    pos1: u32,
+    end1: u32,
+    pos2: u32,
+    end2: u32,
+) -> WarpalignStatus {
+    with_schedule("warpalign_ydrop_schedule_inserted", s, |s, _| {
+        s.inserted(align, pos1, end1, pos2, end2);
+        Ok(())
+    })
+}
+
+/// One y-drop call of the loop: `job` without bounds (they come from the host's `bounds` with `of` = 0 when
+/// `constrained`: an earlier alignment can bound or mask the call), `anchor1` the loop's anchor. Sets `*done`
+/// to 1 and writes the result, whose `ops` belong to the schedule until its next call (do not free them);
+/// or sets it to 0: run LASTZ's own function, then call warpalign_ydrop_schedule_original_done.
+#[no_mangle]
+pub extern "C" fn warpalign_ydrop_schedule_extend(
+    s: *mut WarpalignYdropSchedule,
     job: *const YdropJob,
-    priority: u64,
-    ticket: *mut u64,
-) -> WarpalignStatus {
-    guard("warpalign_ydrop_ahead_submit", || {
-        if pool.is_null() || job.is_null() || ticket.is_null() {
-            return Err(warpalign::Error::InvalidArgument("null pool, job or ticket".into()));
-        }
-        // SAFETY: live pool and job, writable ticket (the caller's contract).
-        unsafe { *ticket = (*pool).0.submit(&*job, priority)? };
-        Ok(())
-    })
-}
-
-/// Takes a queued job: when a worker finished it, writes its result (as warpalign_ydrop_batch; free with
-/// warpalign_ydrop_results_free) and a new envelope (for warpalign_ydrop_unaffected; free with
-/// warpalign_ydrop_envelopes_free); while a worker runs it, waits for it; when none started it, drops it and
-/// writes an empty result and a NULL envelope (run the call yourself). A ticket is taken once.
-#[no_mangle]
-pub extern "C" fn warpalign_ydrop_ahead_take(
-    pool: *mut WarpalignYdropAhead,
-    ticket: u64,
+    anchor1: u32,
+    constrained: i32,
     result: *mut YdropResult,
-    envelope: *mut *mut WarpalignYdropEnvelope,
+    done: *mut i32,
 ) -> WarpalignStatus {
-    guard("warpalign_ydrop_ahead_take", || {
-        if pool.is_null() || result.is_null() || envelope.is_null() {
-            return Err(warpalign::Error::InvalidArgument("null pool, result or envelope".into()));
+    with_schedule("warpalign_ydrop_schedule_extend", s, |s, host| {
+        if job.is_null() || result.is_null() || done.is_null() {
+            return Err(warpalign::Error::InvalidArgument("null job, result or done".into()));
         }
-        // SAFETY: the caller's contract: a live pool, writable result and envelope pointer.
-        let (pool, result, envelope) = unsafe { (&(*pool).0, &mut *result, &mut *envelope) };
-        *result = YdropResult::EMPTY;
-        *envelope = std::ptr::null_mut();
-        if let ydrop::ahead::Taken::Done(r, e) = pool.take(ticket)? {
-            *result = r;
-            *envelope = Box::into_raw(Box::new(WarpalignYdropEnvelope(e)));
-        }
+        // SAFETY: a readable job, writable result and flag (the caller's contract).
+        let (job, result, done) = unsafe { (&*job, &mut *result, &mut *done) };
+        *done = (s.extend(host, job, anchor1, constrained != 0)? == Extended::Done) as i32;
+        let r = s.result();
+        *result = YdropResult { score: r.score, end1: r.end1, end2: r.end2, truncated: r.truncated, n_ops: r.n_ops, ops: r.ops };
         Ok(())
     })
 }
 
-/// 1 when a worker has finished the job (warpalign_ydrop_ahead_take would not wait), else 0 (queued, running,
-/// taken or unknown; a NULL pool too).
+/// LASTZ's own function has run the call warpalign_ydrop_schedule_extend gave back (for the statistics).
 #[no_mangle]
-pub extern "C" fn warpalign_ydrop_ahead_finished(pool: *const WarpalignYdropAhead, ticket: u64) -> i32 {
-    if pool.is_null() {
-        return 0;
-    }
-    // SAFETY: a live pool (the caller's contract).
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { (*pool).0.finished(ticket) } as i32)).unwrap_or(0)
+pub extern "C" fn warpalign_ydrop_schedule_original_done(s: *mut WarpalignYdropSchedule) -> WarpalignStatus {
+    with_schedule("warpalign_ydrop_schedule_original_done", s, |s, _| {
+        s.original_done();
+        Ok(())
+    })
 }
 
-/// For a queued job that has ended: 1 when its result still holds for `job` (the same call, with the
-/// earlier alignments known now as its `bounds`, or NULL), as warpalign_ydrop_unaffected would say; 0 when
-/// it does not (cancel it and queue the call again); -1 while it is queued or running, for an unknown
-/// ticket, or a NULL pool or job. The pool's workers go on while it checks.
+/// The HSP search of a query strand begins, its HSPs the loop's anchors as they are: 1 when their jobs will
+/// be queued (the host's `early_jobs` and `peak` then read the strand's sequences until
+/// warpalign_ydrop_schedule_early_end), 0 when not (`WARPALIGN_YDROP_EARLY=0`, or nothing runs ahead).
 #[no_mangle]
-pub extern "C" fn warpalign_ydrop_ahead_still_holds(pool: *mut WarpalignYdropAhead, ticket: u64, job: *const YdropJob) -> i32 {
-    if pool.is_null() || job.is_null() {
-        return -1;
-    }
-    // SAFETY: a live pool and a job whose bounds are well-formed (the caller's contract).
-    let (pool, job) = unsafe { (&(*pool).0, &*job) };
-    if !job.bounds.is_null() && unsafe { (*job.bounds).check() }.is_err() {
-        return 0;
-    }
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match pool.still_holds(ticket, job) {
-        None => -1,
-        Some(ok) => ok as i32,
-    }))
-    .unwrap_or(0)
+pub extern "C" fn warpalign_ydrop_schedule_early_begin(s: *mut WarpalignYdropSchedule) -> i32 {
+    let mut on = false;
+    with_schedule("warpalign_ydrop_schedule_early_begin", s, |s, _| {
+        on = s.early_begin();
+        Ok(())
+    });
+    on as i32
 }
 
-/// For a queued job that has ended: the rows its sweep entered (as warpalign_ydrop_envelope_rows would say of
-/// the envelope warpalign_ydrop_ahead_take would give), and in `*ran_under_bounds` (if not NULL) 1 when it
-/// ran under its bounds' copy, else 0; -1 while it is queued or running, for a job that failed, an unknown
-/// ticket, or a NULL pool.
+/// The search collected the HSP of `length` at (`pos1`, `pos2`) scoring `score`.
 #[no_mangle]
-pub extern "C" fn warpalign_ydrop_ahead_rows(pool: *const WarpalignYdropAhead, ticket: u64, ran_under_bounds: *mut i32) -> i64 {
-    if pool.is_null() {
-        return -1;
-    }
-    // SAFETY: a live pool (the caller's contract).
-    let rows = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { (*pool).0.envelope_rows(ticket) }));
-    match rows {
-        Ok(Some((rows, ran_under))) => {
-            // SAFETY: a writable int or NULL (the caller's contract).
-            if let Some(r) = unsafe { ran_under_bounds.as_mut() } {
-                *r = ran_under as i32;
-            }
-            rows as i64
-        }
-        _ => -1,
-    }
+pub extern "C" fn warpalign_ydrop_schedule_early_hsp(
+    s: *mut WarpalignYdropSchedule,
+    pos1: u32,
+    pos2: u32,
+    length: u32,
+    score: i32,
+) -> WarpalignStatus {
+    with_schedule("warpalign_ydrop_schedule_early_hsp", s, |s, host| s.early_hsp(host, pos1, pos2, length, score))
 }
 
-/// Gives the calling thread the traceback scratch memory one of the pool's workers touched for it when the pool
-/// started, if that is done (it never waits; later calls do nothing). The thread that takes the pool's results
-/// and runs the calls not computed ahead calls this before its first call, so that a large call of its own
-/// pays no page faults for that memory. A NULL pool is ignored.
+/// The strand's gapped extension is over, or its search aborted: afterwards no job of the search reads its
+/// sequences.
 #[no_mangle]
-pub extern "C" fn warpalign_ydrop_ahead_adopt_scratch(pool: *const WarpalignYdropAhead) {
-    if !pool.is_null() {
-        // SAFETY: a live pool (the caller's contract).
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { (*pool).0.adopt_caller_scratch() }));
-    }
+pub extern "C" fn warpalign_ydrop_schedule_early_end(s: *mut WarpalignYdropSchedule) -> WarpalignStatus {
+    with_schedule("warpalign_ydrop_schedule_early_end", s, |s, _| {
+        s.early_end();
+        Ok(())
+    })
 }
 
-/// Drops a queued job whose result is not wanted (it never runs if no worker started it). Unknown tickets
-/// and a NULL pool are ignored.
+/// With `WARPALIGN_STATS=1`, once a call was made: writes the schedule's counts and times to stderr.
 #[no_mangle]
-pub extern "C" fn warpalign_ydrop_ahead_cancel(pool: *mut WarpalignYdropAhead, ticket: u64) {
-    if !pool.is_null() {
-        // SAFETY: a live pool (the caller's contract).
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { (*pool).0.cancel(ticket) }));
-    }
-}
-
-/// 1 when the job had not started and is now dropped (it never runs, and its ticket is gone); 0 when a
-/// worker has started or finished it (it stays as it is), for an unknown ticket, or a NULL pool.
-#[no_mangle]
-pub extern "C" fn warpalign_ydrop_ahead_cancel_queued(pool: *mut WarpalignYdropAhead, ticket: u64) -> i32 {
-    if pool.is_null() {
-        return 0;
-    }
-    // SAFETY: a live pool (the caller's contract).
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { (*pool).0.cancel_queued(ticket) } as i32)).unwrap_or(0)
-}
-
-/// Drops every queued job and waits until no worker runs one: afterwards no job reads the caller's memory.
-#[no_mangle]
-pub extern "C" fn warpalign_ydrop_ahead_drain(pool: *mut WarpalignYdropAhead) {
-    if !pool.is_null() {
-        // SAFETY: a live pool (the caller's contract).
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe { (*pool).0.drain() }));
-    }
-}
-
-/// Drains the pool and stops its threads (NULL is ignored).
-#[no_mangle]
-pub extern "C" fn warpalign_ydrop_ahead_destroy(pool: *mut WarpalignYdropAhead) {
-    if !pool.is_null() {
-        // SAFETY: made by Box::into_raw in warpalign_ydrop_ahead_create, destroyed once.
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(unsafe { Box::from_raw(pool) })));
+pub extern "C" fn warpalign_ydrop_schedule_report(s: *const WarpalignYdropSchedule) {
+    // SAFETY: a live schedule or NULL (the caller's contract).
+    if let Some(text) = unsafe { s.as_ref() }.and_then(|s| s.schedule.report()) {
+        eprint!("{text}");
     }
 }

@@ -40,6 +40,7 @@
 pub mod ahead;
 pub mod dump;
 pub mod gpu;
+pub mod schedule;
 pub mod twin;
 
 use crate::gpu::GPU_MIN_JOBS;

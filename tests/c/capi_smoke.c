@@ -78,73 +78,99 @@ static void speculate(void)
 	warpalign_ksw_cache_destroy(cache);
 }
 
-/* Y-drop extensions computed ahead by the worker pool: each one a worker ran equals the batch call's result
- * and a call without earlier alignments accepts it. */
-static void ydrop_ahead(void)
+/* A LASTZ-like anchor loop through the y-drop schedule: anchors far apart on one sequence pair, no earlier
+ * alignments; each call's result equals the batch call's. */
+#define YD_LEN 4000
+#define YD_ANCHORS 8
+static int32_t yd_sub[256 * 256];
+static uint8_t yd_seq1[YD_LEN + 1], yd_seq2[YD_LEN + 1], yd_rev1[YD_LEN + 1], yd_rev2[YD_LEN + 1];
+
+static void yd_jobs(uint32_t a1, uint32_t a2, warpalign_ydrop_job jobs[2])
 {
-	static int32_t sub[256 * 256];
-	static uint8_t a[300], b[301];
-	warpalign_ydrop_ahead *pool = warpalign_ydrop_ahead_create(2);
-	warpalign_ydrop_job job;
-	warpalign_ydrop_result want, got;
-	warpalign_ydrop_envelope *env;
-	uint64_t t[8];
-	int i;
-	if (pool == NULL) fail("ydrop ahead pool");
-	warpalign_ydrop_ahead_adopt_scratch(pool); /* (may find it not ready yet: it never waits) */
-	warpalign_ydrop_ahead_adopt_scratch(NULL);
-	for (i = 0; i < 256 * 256; ++i) sub[i] = (i >> 8) == (i & 255) ? 91 : -114;
-	for (i = 0; i < 300; ++i) a[i] = b[i] = (uint8_t)"ACGT"[i * 7 % 4];
-	a[150] = 'T' + 'A' - a[150];
-	memset(&job, 0, sizeof(job));
-	job.a = a, job.m = 300, job.b = b, job.n = 300, job.sub = sub;
-	job.gap_open = 400, job.gap_extend = 30, job.y_drop = 9400, job.trim_to_peak = 1, job.tb_size = 1 << 20;
-	if (warpalign_ydrop_batch(ctx, &job, 1, &want) != WARPALIGN_STATUS_OK) fail("ydrop batch");
-	for (i = 0; i < 8; ++i)
-		if (warpalign_ydrop_ahead_submit(pool, &job, (uint64_t)i, &t[i]) != WARPALIGN_STATUS_OK) fail("ydrop submit");
-	for (i = 0; i < 8; ++i) {
-		int32_t kept_ahead = -1;
-		int64_t rows_ahead = -1;
-		if (warpalign_ydrop_ahead_finished(pool, t[i])) {
-			/* a finished job's rows, before it is taken, are its envelope's */
-			rows_ahead = warpalign_ydrop_ahead_rows(pool, t[i], &kept_ahead);
-			if (rows_ahead < 0) fail("ydrop rows of a finished job");
-		}
-		if (warpalign_ydrop_ahead_take(pool, t[i], &got, &env) != WARPALIGN_STATUS_OK) fail("ydrop take");
-		if (warpalign_ydrop_ahead_rows(pool, t[i], NULL) != -1) fail("ydrop rows of a taken job");
-		if (env == NULL) continue; /* no worker had started it */
-		if (got.score != want.score || got.end1 != want.end1 || got.end2 != want.end2 || got.n_ops != want.n_ops
-			|| memcmp(got.ops, want.ops, (size_t)got.n_ops * 4) != 0) {
-			fprintf(stderr, "capi: ydrop job computed ahead differs from the batch result\n");
-			exit(1);
-		}
-		if (warpalign_ydrop_unaffected(env, &job) != 1) fail("ydrop result computed ahead rejected");
-		{ /* unconstrained: no kept bounds; the sweep entered at least the extension's rows */
-			int32_t kept = -1;
-			uint32_t rows = warpalign_ydrop_envelope_rows(env, &kept);
-			if (kept != 0 || rows < got.end1 || rows > job.m) fail("ydrop envelope rows");
-			if (rows_ahead >= 0 && (rows_ahead != rows || kept_ahead != kept)) fail("ydrop rows before the take");
-		}
-		warpalign_ydrop_results_free(&got, 1);
-		warpalign_ydrop_envelopes_free(&env, 1);
+	int side;
+	memset(jobs, 0, 2 * sizeof(jobs[0]));
+	jobs[0].a = yd_rev1 + YD_LEN - 1 - a1, jobs[0].m = a1 + 1, jobs[0].b = yd_rev2 + YD_LEN - 1 - a2, jobs[0].n = a2 + 1;
+	jobs[1].a = yd_seq1 + a1 + 1, jobs[1].m = YD_LEN - a1 - 1, jobs[1].b = yd_seq2 + a2 + 1, jobs[1].n = YD_LEN - a2 - 1;
+	for (side = 0; side < 2; ++side) {
+		jobs[side].sub = yd_sub, jobs[side].gap_open = 400, jobs[side].gap_extend = 30, jobs[side].y_drop = 9400;
+		jobs[side].trim_to_peak = 1, jobs[side].reversed = side == 0, jobs[side].tb_size = 1 << 20;
 	}
-	{ /* a job dropped before it started is gone; a started or taken one is left as it is */
-		uint64_t late;
-		if (warpalign_ydrop_ahead_submit(pool, &job, 0, &late) != WARPALIGN_STATUS_OK) fail("ydrop submit");
-		if (warpalign_ydrop_ahead_cancel_queued(pool, late) == 1) {
-			if (warpalign_ydrop_ahead_take(pool, late, &got, &env) == WARPALIGN_STATUS_OK) fail("ydrop take of a dropped job");
-		} else {
-			if (warpalign_ydrop_ahead_take(pool, late, &got, &env) != WARPALIGN_STATUS_OK) fail("ydrop take of a started job");
-			warpalign_ydrop_results_free(&got, 1);
-			warpalign_ydrop_envelopes_free(&env, 1);
+}
+
+static uint32_t yd_pos(uint32_t k) { return 200 + 450 * k; }
+
+static int32_t yd_anchor(void *ctx, uint32_t k, warpalign_ydrop_anchor *out)
+{
+	(void)ctx;
+	out->pos1 = out->pos2 = yd_pos(k);
+	yd_jobs(out->pos1, out->pos2, out->jobs);
+	return 1;
+}
+static int32_t yd_know(void *ctx, uint32_t k) { (void)ctx, (void)k; return 1; }
+static int32_t yd_bounds(void *ctx, int32_t of, int32_t reversed, uint32_t m, uint32_t depth, warpalign_ydrop_bounds *out)
+{
+	(void)ctx, (void)of, (void)reversed, (void)m, (void)depth, (void)out;
+	return 0;
+}
+static int32_t yd_contains(void *ctx, const void *align, uint32_t pos1, uint32_t pos2)
+{
+	(void)ctx, (void)align, (void)pos1, (void)pos2;
+	return 0;
+}
+static int32_t yd_covered(void *ctx, uint32_t pos1, uint32_t pos2) { (void)ctx, (void)pos1, (void)pos2; return 0; }
+static int32_t yd_early_jobs(void *ctx, uint32_t pos1, uint32_t pos2, warpalign_ydrop_job *jobs)
+{
+	(void)ctx;
+	yd_jobs(pos1, pos2, jobs);
+	return 1;
+}
+static uint32_t yd_peak(void *ctx, uint32_t pos1, uint32_t pos2, uint32_t length)
+{
+	(void)ctx, (void)pos1, (void)pos2;
+	return length / 2;
+}
+
+static void ydrop_schedule(void)
+{
+	warpalign_ydrop_host host = { NULL, yd_anchor, yd_know, yd_bounds, yd_contains, yd_covered, yd_early_jobs, yd_peak };
+	warpalign_ydrop_schedule *s;
+	uint32_t i;
+	int side;
+	for (i = 0; i < 256 * 256; ++i) yd_sub[i] = (i >> 8) == (i & 255) ? 91 : -114;
+	for (i = 0; i < YD_LEN; ++i) yd_seq1[i] = yd_seq2[i] = (uint8_t)"ACGT"[(i * 7 + i / 5) % 4];
+	for (i = 0; i < YD_LEN; i += 37) yd_seq2[i] = 'T' + 'A' - yd_seq2[i];
+	for (i = 0; i < YD_LEN; ++i) yd_rev1[i] = yd_seq1[YD_LEN - 1 - i], yd_rev2[i] = yd_seq2[YD_LEN - 1 - i];
+	host.covered = NULL;
+	if (warpalign_ydrop_schedule_create(&host) != NULL) fail("ydrop schedule with a NULL callback");
+	host.covered = yd_covered;
+	setenv("WARPALIGN_YDROP_AHEAD", "8", 1); /* (the pool runs whatever the cores) */
+	s = warpalign_ydrop_schedule_create(&host);
+	if (s == NULL) fail("ydrop schedule");
+	if (warpalign_ydrop_schedule_loop_begin(s, 1) != WARPALIGN_STATUS_OK) fail("ydrop loop begin");
+	for (i = 0; i < YD_ANCHORS; ++i) {
+		warpalign_ydrop_anchor a;
+		yd_anchor(NULL, i, &a);
+		if (warpalign_ydrop_schedule_ensure(s, i, YD_ANCHORS, &a) != WARPALIGN_STATUS_OK) fail("ydrop ensure");
+		for (side = 0; side < 2; ++side) {
+			warpalign_ydrop_result want, got;
+			int32_t done = -1;
+			if (warpalign_ydrop_batch(ctx, &a.jobs[side], 1, &want) != WARPALIGN_STATUS_OK) fail("ydrop batch");
+			if (warpalign_ydrop_schedule_extend(s, &a.jobs[side], a.pos1, 0, &got, &done) != WARPALIGN_STATUS_OK
+				|| done != 1) fail("ydrop extend");
+			if (got.score != want.score || got.end1 != want.end1 || got.end2 != want.end2 || got.n_ops != want.n_ops
+				|| memcmp(got.ops, want.ops, (size_t)got.n_ops * 4) != 0) {
+				fprintf(stderr, "capi: ydrop schedule result %u/%d differs from the batch result\n", i, side);
+				exit(1);
+			}
+			warpalign_ydrop_results_free(&want, 1);
 		}
-		if (warpalign_ydrop_ahead_cancel_queued(pool, t[0]) != 0) fail("ydrop cancel_queued of a taken job");
-		if (warpalign_ydrop_ahead_cancel_queued(NULL, 0) != 0) fail("ydrop cancel_queued of a NULL pool");
+		if (warpalign_ydrop_schedule_inserted(s, &a, a.pos1, a.pos1 + 10, a.pos2, a.pos2 + 10) != WARPALIGN_STATUS_OK)
+			fail("ydrop inserted");
 	}
-	if (warpalign_ydrop_envelope_rows(NULL, NULL) != 0) fail("ydrop envelope rows of NULL");
-	if (warpalign_ydrop_ahead_rows(NULL, 0, NULL) != -1) fail("ydrop rows of a NULL pool");
-	warpalign_ydrop_results_free(&want, 1);
-	warpalign_ydrop_ahead_destroy(pool);
+	if (warpalign_ydrop_schedule_loop_end(s) != WARPALIGN_STATUS_OK) fail("ydrop loop end");
+	if (warpalign_ydrop_schedule_ensure(NULL, 0, 0, NULL) != WARPALIGN_STATUS_INVALID_ARGUMENT) fail("ydrop NULL schedule");
+	warpalign_ydrop_schedule_destroy(s);
+	warpalign_ydrop_schedule_destroy(NULL);
 }
 
 int main(void)
@@ -180,7 +206,7 @@ int main(void)
 	warpalign_chain_dp_results_free(&res, 1);
 
 	speculate();
-	ydrop_ahead();
+	ydrop_schedule();
 	if (warpalign_ksw_extd2_batch(NULL, NULL, 0, NULL) != WARPALIGN_STATUS_INVALID_ARGUMENT) fail("null context accepted");
 	printf("capi: ok (warpalign %s, %s backend, %d threads x %d jobs)\n", warpalign_version(),
 	       warpalign_ctx_backend(ctx) == WARPALIGN_BACKEND_GPU ? "GPU" : "CPU", N_THREADS, N_JOBS);

@@ -23,9 +23,6 @@
 #define lzw_loop_end()                    ((void) 0)
 #define lzw_ahead_inserted(mp)            ((void) 0)
 #else
-#include <unistd.h>				// sysconf (extensions ahead)
-#include <time.h>				// clock_gettime (stats)
-
 static void     lzw_forget_alignments (void);
 static void lzw_ahead_ensure (alignio* io, galign** msp, u32 i, u32 endIx, galign* orderBegInc,
                                     galign* orderEndDec, partition* batchPart, seq* seq1, seq* seq2);
