@@ -51,6 +51,21 @@ pub trait GpuKernel: Kernel {
     fn gpu(rt: &GpuRuntime, jobs: &[Self::Job], res: &mut [KswResult]) -> Result<(), String>;
 }
 
+/// The case methods, alike for the three case types (common/ksw_*cases.rs).
+macro_rules! case_methods {
+    () => {
+        fn job(case: &Self::Case) -> Self::Job {
+            case.job()
+        }
+        fn describe(case: &Self::Case) -> String {
+            case.describe()
+        }
+        fn cells(case: &Self::Case) -> f64 {
+            case.q.len() as f64 * case.t.len() as f64
+        }
+    };
+}
+
 pub struct Extd2;
 pub struct Exts2;
 pub struct Extz2;
@@ -59,15 +74,7 @@ impl Kernel for Extd2 {
     type Job = KswExtd2Job;
     type Case = ksw_cases::Case;
     const TWIN_KNOBS: &'static str = "KSW_TWIN";
-    fn job(case: &Self::Case) -> Self::Job {
-        case.job()
-    }
-    fn describe(case: &Self::Case) -> String {
-        case.describe()
-    }
-    fn cells(case: &Self::Case) -> f64 {
-        case.q.len() as f64 * case.t.len() as f64
-    }
+    case_methods!();
     fn oracle(j: &KswExtd2Job) -> Out {
         let mut ez: c::ksw_extz_t = unsafe { std::mem::zeroed() };
         // SAFETY: the job points into its case, alive for the call.
@@ -94,15 +101,7 @@ impl Kernel for Exts2 {
     type Job = KswExts2Job;
     type Case = ksw_exts2_cases::Case;
     const TWIN_KNOBS: &'static str = "KSW_TWIN_EXTS2";
-    fn job(case: &Self::Case) -> Self::Job {
-        case.job()
-    }
-    fn describe(case: &Self::Case) -> String {
-        case.describe()
-    }
-    fn cells(case: &Self::Case) -> f64 {
-        case.q.len() as f64 * case.t.len() as f64
-    }
+    case_methods!();
     fn oracle(j: &KswExts2Job) -> Out {
         let mut ez: c::ksw_extz_t = unsafe { std::mem::zeroed() };
         // SAFETY: the job points into its case, alive for the call.
@@ -129,15 +128,7 @@ impl Kernel for Extz2 {
     type Job = KswExtz2Job;
     type Case = ksw_extz2_cases::Case;
     const TWIN_KNOBS: &'static str = "KSW_TWIN_EXTZ2";
-    fn job(case: &Self::Case) -> Self::Job {
-        case.job()
-    }
-    fn describe(case: &Self::Case) -> String {
-        case.describe()
-    }
-    fn cells(case: &Self::Case) -> f64 {
-        case.q.len() as f64 * case.t.len() as f64
-    }
+    case_methods!();
     fn oracle(j: &KswExtz2Job) -> Out {
         let mut ez: c::ksw_extz_t = unsafe { std::mem::zeroed() };
         // SAFETY: the job points into its case, alive for the call.
