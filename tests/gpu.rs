@@ -1,31 +1,25 @@
 //! GPU runtime: kernels compile for Hopper (wherever NVRTC is found), the pack kernel equals the CPU on a
 //! GPU, and without a GPU the engine falls back to the CPU. Prints "skipped: ..." where a part cannot run.
 
-use warpalign::gpu::{self, pack2bit_cpu, GpuRuntime, KERNELS};
+mod common;
+
+use common::gpu::{nvrtc_found, ptx_for_sm90, start_gpu};
+use warpalign::gpu::{pack2bit_cpu, GpuRuntime, KERNELS};
 use warpalign::{Backend, BackendChoice, Engine};
 
 #[test]
 fn kernels_compile_to_ptx_for_sm90() {
-    if !gpu::nvrtc_present() {
-        println!("skipped: NVRTC not found (pip install nvidia-cuda-nvrtc==13.0.88 and put its lib on LD_LIBRARY_PATH)");
+    if !nvrtc_found() {
         return;
     }
-    for (name, src) in KERNELS {
-        let ptx = gpu::compile(name, src, "sm_90").unwrap_or_else(|e| panic!("{e}"));
-        assert!(ptx.contains(".target sm_90"), "kernel {name}: PTX is not for sm_90");
-        assert!(!ptx.contains("fma.rn.f32"), "kernel {name}: FMA contraction must be off");
+    for (name, _) in KERNELS {
+        assert!(!ptx_for_sm90(name).contains("fma.rn.f32"), "kernel {name}: FMA contraction must be off");
     }
 }
 
 #[test]
 fn pack_kernel_equals_cpu_on_a_gpu() {
-    let rt = match GpuRuntime::start() {
-        Ok(rt) => rt,
-        Err(e) => {
-            println!("skipped: no GPU ({e})");
-            return;
-        }
-    };
+    let Some(rt) = start_gpu() else { return };
     let mut x = 7u64;
     let seqs: Vec<Vec<u8>> = (0..2000usize)
         .map(|i| {

@@ -303,7 +303,7 @@ pub fn random_case(seed: u64, idx: u64) -> (Preset, Cfg, Vec<Anchor>) {
 // ---------------------------------------------------------------------------------------------------------
 // Trap families
 
-/// The cases of chain_twin's `comput_sc_float_rounding` test.
+/// The cases of the chain twin test's `comput_sc_float_rounding` test.
 pub fn float_rounding_cases() -> Vec<(String, Cfg, Vec<Anchor>)> {
     let mut cases: Vec<(String, Cfg, Vec<Anchor>)> = Vec::new();
     let big = (1 << 30) + 1000;
@@ -355,7 +355,7 @@ pub fn float_rounding_cases() -> Vec<(String, Cfg, Vec<Anchor>)> {
     cases
 }
 
-/// The cases of chain_twin's `comput_sc_truncation_boundaries` test.
+/// The cases of the chain twin test's `comput_sc_truncation_boundaries` test.
 pub fn truncation_cases() -> Vec<(String, Cfg, Vec<Anchor>)> {
     let mut rng = Rng::new(4242);
     let mut cases = Vec::new();
@@ -402,7 +402,7 @@ pub fn truncation_cases() -> Vec<(String, Cfg, Vec<Anchor>)> {
     cases
 }
 
-/// The cases of chain_twin's `comput_sc_penalty_overflow` test.
+/// The cases of the chain twin test's `comput_sc_penalty_overflow` test.
 pub fn penalty_overflow_cases() -> Vec<(String, Cfg, Vec<Anchor>)> {
     let big = i32::MAX - 10;
     let mut rng = Rng::new(99);
@@ -469,7 +469,7 @@ pub fn penalty_overflow_cases() -> Vec<(String, Cfg, Vec<Anchor>)> {
     cases
 }
 
-/// The cases of chain_twin's `max_chain_skip_early_exit` test.
+/// The cases of the chain twin test's `max_chain_skip_early_exit` test.
 pub fn skip_grid_cases() -> Vec<(String, Cfg, Vec<Anchor>)> {
     let mut cases = Vec::new();
     let mut rng = Rng::new(1234);
@@ -503,7 +503,7 @@ pub fn skip_grid_cases() -> Vec<(String, Cfg, Vec<Anchor>)> {
     cases
 }
 
-/// The cases of chain_twin's `max_ii_rescue` test.
+/// The cases of the chain twin test's `max_ii_rescue` test.
 pub fn rescue_cases() -> Vec<(String, Cfg, Vec<Anchor>)> {
     let mut cases = Vec::new();
     let mut rng = Rng::new(4321);

@@ -2,7 +2,7 @@
 //! query separated by GT..AG / CT..AC introns in the target), random and mutated pairs; every flag, junc
 //! null or random, the splice presets' scoring and wild int8 parameters.
 
-use super::ksw_cases::{pick, seq};
+use super::ksw_cases::{hex, pick, seq, similar_target};
 use super::{mm2_matrix, Rng};
 use warpalign::ksw::{flag, KswExts2Job};
 
@@ -36,7 +36,6 @@ impl Case {
     }
 
     pub fn describe(&self) -> String {
-        let seq = |s: &[u8]| s.iter().map(|&b| char::from(b"0123456789abcdef"[(b & 15) as usize])).collect::<String>();
         let junc = match &self.junc {
             None => "null".to_string(),
             Some(j) => j.iter().map(|b| format!("{b:02x}")).collect::<String>(),
@@ -44,7 +43,7 @@ impl Case {
         format!(
             "qlen={} tlen={} m={} mat={:?} (q,e,q2,noncan)={:?} zdrop={} end_bonus={} junc_bonus={} junc_pen={} flag={:#x}\nquery={}\ntarget={}\njunc={}",
             self.q.len(), self.t.len(), self.m, self.mat, self.gap, self.zdrop, self.end_bonus, self.junc_bonus, self.junc_pen,
-            self.flag, seq(&self.q), seq(&self.t), junc
+            self.flag, hex(&self.q), hex(&self.t), junc
         )
     }
 }
@@ -147,9 +146,10 @@ pub fn random_junc(rng: &mut Rng, tlen: usize, score: bool) -> Vec<u8> {
     }
 }
 
+/// The common flags and the splice ones, at even odds, and a strand (or none).
 pub fn random_flags(rng: &mut Rng) -> i32 {
-    let mut f = 0;
-    for bit in [flag::SCORE_ONLY, flag::RIGHT, flag::GENERIC_SC, flag::APPROX_MAX, flag::APPROX_DROP, flag::EXTZ_ONLY, flag::REV_CIGAR, flag::SPLICE_FLANK, flag::SPLICE_CMPLX, flag::SPLICE_SCORE] {
+    let mut f = super::ksw_cases::random_flags(rng);
+    for bit in [flag::SPLICE_FLANK, flag::SPLICE_CMPLX, flag::SPLICE_SCORE] {
         if rng.chance(0.5) {
             f |= bit;
         }
@@ -165,15 +165,7 @@ pub fn random_case(rng: &mut Rng) -> Case {
             let alpha = pick(rng, &[4, 4, 4, 2, 1]);
             let qlen = random_len(rng);
             let q = seq(rng, qlen, n_rate, alpha);
-            let rate = pick(rng, &[0.0, 0.01, 0.03, 0.1, 0.2, 0.35]);
-            let mut t = rng.mutate(&q, rate);
-            if rng.chance(0.3) {
-                let extra = rng.range(0, 300) as usize;
-                t.extend(seq(rng, extra, n_rate, alpha));
-            }
-            if rng.chance(0.2) {
-                t.truncate(rng.below(t.len() as u64 + 1) as usize);
-            }
+            let t = similar_target(rng, &q, n_rate, alpha);
             if rng.chance(0.5) {
                 (q, t)
             } else {
@@ -271,4 +263,39 @@ pub fn minimap2_call(rng: &mut Rng) -> Case {
         (q, t, junc)
     };
     Case { q, t, m: 5, mat: mm2_matrix(a, b, 1), gap: (go, ge, go2, nc), zdrop, end_bonus, junc_bonus: jb, junc_pen: jp, flag: f | shape, junc }
+}
+
+/// Empty sequences (junc null and all-0xff with SPLICE_SCORE), m <= 1, q2 <= q + e, and the early return
+/// when no mismatch can win.
+pub fn degenerate_cases() -> Vec<Case> {
+    let q = [0u8, 1, 2, 3, 2, 3, 0, 2];
+    let base = Case {
+        q: q.to_vec(), t: q.to_vec(), m: 5, mat: mm2_matrix(1, 2, 1), gap: (2, 1, 32, 9), zdrop: -1, end_bonus: 0, junc_bonus: 9,
+        junc_pen: 5, flag: flag::SPLICE_FOR, junc: None,
+    };
+    let mut cases = vec![];
+    for (ql, tl) in [(0, 0), (0, 4), (4, 0), (1, 1), (1, 4), (4, 1), (1, 8), (8, 2), (8, 5)] {
+        for junc in [false, true] {
+            let mut c = base.clone();
+            c.q.truncate(ql);
+            c.t.truncate(tl);
+            if junc {
+                c.junc = Some(vec![0xff; c.t.len()]);
+                c.flag |= flag::SPLICE_SCORE;
+            }
+            cases.push(c);
+        }
+    }
+    let mut c = base.clone();
+    c.m = 1;
+    cases.push(c);
+    for q2 in [3, 2, 0, -5] {
+        let mut c = base.clone();
+        c.gap.2 = q2; // q2 <= q + e: early return
+        cases.push(c);
+    }
+    let mut c = base.clone();
+    c.mat = mm2_matrix(1, 7, 1); // -min_sc = 7 > 2 (q+e) = 6: early return
+    cases.push(c);
+    cases
 }

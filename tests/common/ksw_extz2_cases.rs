@@ -1,13 +1,9 @@
 //! Random `ksw_extz2_sse` jobs (single affine gap): minimap2's scorings with q == q2 and e == e2 (the calls
 //! mm_align_pair routes to extz2), similar and unrelated pairs, every flag, bands from 0 to unbanded, and wild
 //! int8 parameters (gap costs whose `2 (q + e)` wraps, negative q or e, m from 1 to 8, all-positive matrices).
-//!
-//! Not listed in common/mod.rs: a test crate includes it with
-//! `#[path = "common/ksw_extz2_cases.rs"] mod ksw_extz2_cases;` next to its `mod common;`.
-#![allow(dead_code)]
 
-use crate::common::ksw_cases::{pick, seq, ts_matrix};
-use crate::common::Rng;
+use super::ksw_cases::{hex, pick, random_flags, random_pair, ts_matrix};
+use super::Rng;
 use warpalign::ksw::{flag, KswExtz2Job};
 
 /// One job with owned data.
@@ -36,12 +32,11 @@ impl Case {
     }
 
     pub fn describe(&self) -> String {
-        let seq = |s: &[u8]| s.iter().map(|&b| char::from(b"0123456789abcdef"[(b & 15) as usize])).collect::<String>();
         let mm = (self.m.max(1) as usize).pow(2).max(2).min(self.mat.len());
         format!(
             "qlen={} tlen={} m={} mat={:?} (q,e)={:?} w={} zdrop={} end_bonus={} flag={:#x}\nquery={}\ntarget={}",
             self.q.len(), self.t.len(), self.m, &self.mat[..mm], self.gap, self.w, self.zdrop, self.end_bonus, self.flag,
-            seq(&self.q), seq(&self.t)
+            hex(&self.q), hex(&self.t)
         )
     }
 }
@@ -71,16 +66,6 @@ pub fn random_len(rng: &mut Rng) -> usize {
         5..=12 => rng.range(1, 40) as usize,
         _ => rng.range(1, 600) as usize,
     }
-}
-
-pub fn random_flags(rng: &mut Rng) -> i32 {
-    let mut f = 0;
-    for bit in [flag::SCORE_ONLY, flag::RIGHT, flag::GENERIC_SC, flag::APPROX_MAX, flag::APPROX_DROP, flag::EXTZ_ONLY, flag::REV_CIGAR] {
-        if rng.chance(0.5) {
-            f |= bit;
-        }
-    }
-    f
 }
 
 /// A random scoring: (m, mat (25+ entries), (q, e), extra flags).
@@ -138,30 +123,7 @@ pub fn fit_alphabet(rng: &mut Rng, s: &mut [u8], m: i8, spread: bool) {
 }
 
 pub fn random_case(rng: &mut Rng) -> Case {
-    let n_rate = pick(rng, &[0.0, 0.0, 0.01, 0.05, 0.3]);
-    let alpha = pick(rng, &[4, 4, 4, 2, 1]);
-    let qlen = random_len(rng);
-    let q = seq(rng, qlen, n_rate, alpha);
-    let t = match rng.below(10) {
-        0..=5 => {
-            let rate = pick(rng, &[0.0, 0.01, 0.03, 0.1, 0.2, 0.35]);
-            let mut t = rng.mutate(&q, rate);
-            if rng.chance(0.3) {
-                // extension-like: a random tail on one side
-                let extra = rng.range(0, 300) as usize;
-                t.extend(seq(rng, extra, n_rate, alpha));
-            }
-            if rng.chance(0.2) {
-                t.truncate(rng.below(t.len() as u64 + 1) as usize);
-            }
-            t
-        }
-        _ => {
-            let tlen = random_len(rng);
-            seq(rng, tlen, n_rate, alpha)
-        }
-    };
-    let (mut q, mut t) = if rng.chance(0.5) { (q, t) } else { (t, q) };
+    let (mut q, mut t) = random_pair(rng, random_len);
     let mut f = random_flags(rng);
     let (m, mat, gap, extra) = random_scoring(rng);
     f |= extra;

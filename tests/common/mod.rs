@@ -1,5 +1,9 @@
-//! Shared helpers of the integration tests: a fixed-seed generator and sequence mutators.
+//! Shared helpers of the integration tests (and of bench's fuzz binaries): a fixed-seed generator and
+//! sequence mutators, the knobs' parsing, the parallel case loop, and each engine's case generators.
 #![allow(dead_code)]
+
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 /// xorshift64*: deterministic, so every failing case can be replayed from its seed.
 pub struct Rng(u64);
@@ -7,6 +11,11 @@ pub struct Rng(u64);
 impl Rng {
     pub fn new(seed: u64) -> Self {
         Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    /// The generator of case `i` of a seeded family, so that one case replays alone.
+    pub fn for_case(seed: u64, i: u64) -> Self {
+        Rng::new(seed.wrapping_mul(1_000_003).wrapping_add(i))
     }
 
     pub fn next_u64(&mut self) -> u64 {
@@ -72,8 +81,37 @@ pub fn mm2_matrix(a: i8, b: i8, sc_ambi: i8) -> Vec<i8> {
     }
     mat
 }
+/// One of `xs`, uniformly.
+pub fn pick<T: Copy>(rng: &mut Rng, xs: &[T]) -> T {
+    xs[rng.below(xs.len() as u64) as usize]
+}
+
+/// A test's size or seed knob: the variable's value, else `default`.
+pub fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
+}
+
+/// Runs `check` on cases `0..n` on all cores; returns the indices it reported (in order), printing the first
+/// three reports.
+pub fn failing_cases(n: u64, check: impl Fn(u64) -> Option<String> + Sync) -> Vec<u64> {
+    let printed = AtomicUsize::new(0);
+    (0..n)
+        .into_par_iter()
+        .filter_map(|i| {
+            let report = check(i)?;
+            if printed.fetch_add(1, Relaxed) < 3 {
+                eprintln!("{report}");
+            }
+            Some(i)
+        })
+        .collect()
+}
+
 pub mod chain_cases;
+pub mod gpu;
 pub mod ksw_cases;
 pub mod ksw_exts2_cases;
+pub mod ksw_extz2_cases;
+pub mod tools;
 pub mod ydrop_cases;
 pub mod ydrop_kernel_model;

@@ -4,6 +4,7 @@
 
 use super::Rng;
 use std::sync::Arc;
+use warpalign::ydrop::dump::DumpedJob;
 use warpalign::ydrop::{self, seg, YdropAlignment, YdropBounds, YdropJob, YdropResult, YdropSegment, NONE};
 use warpalign_ffi::lastz as c;
 
@@ -182,8 +183,41 @@ pub fn vectors_differ(j: &YdropJob, want: &Outcome) -> Option<(ydrop::twin::Swee
 pub fn twin_by(j: &YdropJob, sweep: ydrop::twin::Sweep) -> Outcome {
     let mut r = YdropResult::EMPTY;
     ydrop::twin::one_sided_by(j, &mut r, sweep);
+    checked_outcome(&mut r)
+}
+
+/// As [`outcome`], for the twin's and the GPU's results, which promise a null script when it is empty.
+pub fn checked_outcome(r: &mut YdropResult) -> Outcome {
     assert!(r.n_ops > 0 || r.ops.is_null(), "empty script must be null");
-    outcome(&mut r)
+    outcome(r)
+}
+
+/// What a dumped call returned to LASTZ.
+pub fn recorded(j: &DumpedJob) -> Outcome {
+    (j.score, j.end1, j.end2, j.truncated, j.ops.clone())
+}
+
+/// Oracle and twin (its spec sweep, then each vector sweep of this CPU) on a dumped call; the mismatching
+/// side's name, if any. A stopped call has only the twin: LASTZ's own code cannot stop at a row (its next
+/// record is the same call with a deeper block).
+pub fn replay(j: &DumpedJob) -> Result<(), String> {
+    let seq = j.sequences();
+    let job = j.job(&seq);
+    let (t, want) = (twin(&job), recorded(j));
+    let o = if j.truncated == ydrop::TRUNC_BOUNDS { want.clone() } else { oracle(&job) };
+    if let Some((sweep, v)) = vectors_differ(&job, &want) {
+        return Err(format!("M={} N={}: recorded {:?}, {sweep:?} sweep {:?}", j.m, j.n, (want.0, want.1, want.2), (v.0, v.1, v.2)));
+    }
+    match (o == want, t == want) {
+        (true, true) => Ok(()),
+        (o_ok, t_ok) => Err(format!(
+            "M={} N={} O={} E={} Y={} trim={} rev={} tb={}: recorded {:?}, oracle {}, twin {}",
+            j.m, j.n, j.gap_open, j.gap_extend, j.y_drop, j.trim_to_peak, j.reversed, j.tb_size,
+            (want.0, want.1, want.2, want.3, want.4.len()),
+            if o_ok { "same".into() } else { format!("{:?}", (o.0, o.1, o.2, o.3, o.4.len())) },
+            if t_ok { "same".into() } else { format!("{:?}", (t.0, t.1, t.2, t.3, t.4.len())) },
+        )),
+    }
 }
 
 fn bases(codes: &[u8]) -> Vec<u8> {

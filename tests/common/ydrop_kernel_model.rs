@@ -4,7 +4,7 @@
 //! chunking changes no value. Its outcome and envelope must equal the twin's wherever the kernel does not give
 //! up, which checks the kernel's algorithm (the row scans, the carries from chunk to chunk, the closed-form
 //! prolongation, the ring, the two passes and each row's envelope) on machines without a GPU;
-//! tests/ydrop_gpu.rs then checks the CUDA code itself against the twin on a GPU. Keep the two in step.
+//! tests/ydrop/gpu.rs then checks the CUDA code itself against the twin on a GPU. Keep the two in step.
 
 use super::ydrop_cases::Outcome;
 use warpalign::ydrop::gpu::Plan;

@@ -1,4 +1,4 @@
-//! `chain`: times `mg_lchain_dp` on random long-read-like anchor sets (the generator of tests/chain_twin.rs with
+//! `chain`: times `mg_lchain_dp` on random long-read-like anchor sets (tests/common/chain_cases.rs with
 //! map-ont, map-pb and map-hifi parameters, 500 to 100,000 anchors per read): (a) the oracle (upstream C) over
 //! all cores (rayon), (b) the Rust twin over all cores, (c) the GPU engine (`chain::gpu::dp_batch_gpu`: fill on
 //! the GPU, backtrack and compaction on all cores; transfers included, after one untimed warm-up call) and
@@ -7,7 +7,7 @@
 //! "pairs" are the comput_sc evaluations of the fill's main scan (upstream's own work, counted by the twin).
 //!
 //! `--fuzz N` instead compares the GPU fill (f, p, v, t and counters) with the twin's on N random sets of
-//! chain_twin's generator (all presets, wild parameters), seed `--seed S`.
+//! that generator (all presets, wild parameters), seed `--seed S`.
 //!
 //! `--dump FILE` instead times the same four paths on real anchor sets: the jobs of a chain dump written by the
 //! patched minimap2 (`WARPALIGN_CHAIN_DUMP=FILE`, see src/chain/dump.rs), all of them, then those of reads

@@ -10,46 +10,37 @@
 //! H. pylori SJM180 onto G27 (`-x asm20 -c`, extd2; `KSW_DUMPS_ASM=0` leaves it out).
 //! Without the binary or the data: prints "skipped: ..." and passes. `KSW_DUMPS_READS=N` changes 40.
 
+use crate::check::{out_of, Extd2, Exts2, Extz2, GpuKernel, Kernel, Out};
+use crate::common::tools::{data_dir, patched_tool, repo_root, scratch_dir};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
+use warpalign::gpu::GpuRuntime;
 use warpalign::ksw::dump::{read_dump, DumpKind, DumpedJob};
 use warpalign::ksw::{self, KswResult};
 use warpalign::Engine;
-use warpalign_ffi::mm2 as c;
 
-type Out = (u32, u32, [i32; 8], Vec<u32>);
-
+/// Upstream's function of the job's kind.
 fn oracle_out(j: &DumpedJob) -> Out {
-    let mut ez: c::ksw_extz_t = unsafe { std::mem::zeroed() };
-    // SAFETY: the job points into `j`, which holds every byte the call reads.
-    unsafe {
-        match j.kind {
-            DumpKind::Extd2 => {
-                let j = j.extd2_job().unwrap();
-                c::warpalign_oracle_ksw_extd2_sse(std::ptr::null_mut(), j.qlen, j.query, j.tlen, j.target, j.m, j.mat, j.q, j.e, j.q2, j.e2, j.w, j.zdrop, j.end_bonus, j.flag, &mut ez)
-            }
-            DumpKind::Exts2 => {
-                let j = j.exts2_job().unwrap();
-                c::warpalign_oracle_ksw_exts2_sse(std::ptr::null_mut(), j.qlen, j.query, j.tlen, j.target, j.m, j.mat, j.q, j.e, j.q2, j.noncan, j.zdrop, j.end_bonus, j.junc_bonus, j.junc_pen, j.flag, j.junc, &mut ez)
-            }
-            DumpKind::Extz2 => {
-                let j = j.extz2_job().unwrap();
-                c::warpalign_oracle_ksw_extz2_sse(std::ptr::null_mut(), j.qlen, j.query, j.tlen, j.target, j.m, j.mat, j.q, j.e, j.w, j.zdrop, j.end_bonus, j.flag, &mut ez)
-            }
-        }
+    // the jobs point into `j`, which holds every byte the call reads
+    match j.kind {
+        DumpKind::Extd2 => Extd2::oracle(&j.extd2_job().unwrap()),
+        DumpKind::Exts2 => Exts2::oracle(&j.exts2_job().unwrap()),
+        DumpKind::Extz2 => Extz2::oracle(&j.extz2_job().unwrap()),
     }
-    let cigar = if ez.n_cigar > 0 { unsafe { std::slice::from_raw_parts(ez.cigar, ez.n_cigar as usize) }.to_vec() } else { Vec::new() };
-    let o = (ez.max(), ez.zdropped(), [ez.max_q, ez.max_t, ez.mqe, ez.mqe_t, ez.mte, ez.mte_q, ez.score, ez.reach_end], cigar);
-    unsafe { libc::free(ez.cigar.cast()) };
-    o
 }
 
-fn out_of(r: &mut KswResult) -> Out {
-    let o = (r.max, r.zdropped as u32, [r.max_q, r.max_t, r.mqe, r.mqe_t, r.mte, r.mte_q, r.score, r.reach_end], r.cigar().to_vec());
-    r.release();
-    o
+/// The GPU kernel of `jobs` (all of one kind), where it has one.
+fn gpu_outs(rt: &GpuRuntime, kind: DumpKind, jobs: &[&DumpedJob]) -> Option<Vec<Out>> {
+    fn run<K: GpuKernel>(rt: &GpuRuntime, jobs: Vec<K::Job>) -> Vec<Out> {
+        crate::check::gpu_run::<K>(rt, &jobs)
+    }
+    match kind {
+        DumpKind::Extd2 => Some(run::<Extd2>(rt, jobs.iter().map(|j| j.extd2_job().unwrap()).collect())),
+        DumpKind::Exts2 => Some(run::<Exts2>(rt, jobs.iter().map(|j| j.exts2_job().unwrap()).collect())),
+        DumpKind::Extz2 => None,
+    }
 }
 
 /// The engine's CPU batch path over `jobs` (all of one kind), in one batch call.
@@ -110,27 +101,19 @@ fn have_python() -> bool {
 
 #[test]
 fn replay_real_minimap2_dumps() {
-    // the build's tree, or the working directory where the tests were carried without it (tests/device)
-    let built = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let root = if built.exists() { built.to_path_buf() } else { std::env::current_dir().unwrap() };
-    let tools = std::env::var_os("TOOLS").map(PathBuf::from).unwrap_or_else(|| root.join("target/tools"));
-    let mm2 = tools.join("minimap2");
-    let data = std::env::var_os("WARPALIGN_DATA").map(PathBuf::from).unwrap_or_else(|| root.join("../shared/data"));
-    if !mm2.exists() {
-        println!("skipped: {} not found (make tools, or set TOOLS)", mm2.display());
-        return;
-    }
-    let bin = std::fs::read(&mm2).unwrap();
-    if !bin.windows(18).any(|w| w == b"WARPALIGN_KSW_DUMP") {
-        println!("skipped: {} predates dump mode (rebuild it: make tools)", mm2.display());
-        return;
-    }
+    let mm2 = match patched_tool("minimap2", b"WARPALIGN_KSW_DUMP") {
+        Ok(t) => t,
+        Err(e) => {
+            println!("skipped: {e}");
+            return;
+        }
+    };
+    let (root, data) = (repo_root(), data_dir());
     let ecoli = data.join("ref/ecoli_K12_MG1655.fasta.gz");
     let ul = data.join("ont/ecoli_ultralong_R9_nanotest.fastq.gz");
     let lambda = data.join("lambda/lambda_NC_001416.fasta.gz");
     let (g27, sjm) = (data.join("wga/hpylori_G27.fasta.gz"), data.join("wga/hpylori_SJM180.fasta.gz"));
-    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ksw_dumps.{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
+    let tmp = scratch_dir("ksw-dumps");
     let ctx = Ctx { mm2, tmp: tmp.clone() };
     let gen = root.join("tests/e2e/gen_reads.py");
     let s = |p: &Path| p.to_str().unwrap().to_string();
@@ -181,7 +164,7 @@ fn replay_real_minimap2_dumps() {
     }
 
     let engine = Engine::cpu();
-    let gpu = warpalign::gpu::GpuRuntime::start().ok();
+    let gpu = GpuRuntime::start().ok();
     let mut total_bad = 0;
     for kind in [DumpKind::Extd2, DumpKind::Exts2, DumpKind::Extz2] {
         let t0 = Instant::now();
@@ -190,21 +173,7 @@ fn replay_real_minimap2_dumps() {
         for chunk in js.chunks(20_000) {
             let eng = engine_outs(&engine, kind, chunk);
             let ora: Vec<Out> = chunk.par_iter().map(|j| oracle_out(j)).collect();
-            let gpu_outs = match (&gpu, kind) {
-                (Some(rt), DumpKind::Extd2) => {
-                    let jj: Vec<_> = chunk.iter().map(|j| j.extd2_job().unwrap()).collect();
-                    let mut res: Vec<KswResult> = (0..jj.len()).map(|_| KswResult::EMPTY).collect();
-                    ksw::gpu::extd2_batch_gpu(rt, &jj, &mut res).unwrap_or_else(|e| panic!("extd2_batch_gpu: {e}"));
-                    Some(res.iter_mut().map(out_of).collect::<Vec<Out>>())
-                }
-                (Some(rt), DumpKind::Exts2) => {
-                    let jj: Vec<_> = chunk.iter().map(|j| j.exts2_job().unwrap()).collect();
-                    let mut res: Vec<KswResult> = (0..jj.len()).map(|_| KswResult::EMPTY).collect();
-                    ksw::gpu::exts2_batch_gpu(rt, &jj, &mut res).unwrap_or_else(|e| panic!("exts2_batch_gpu: {e}"));
-                    Some(res.iter_mut().map(out_of).collect::<Vec<Out>>())
-                }
-                _ => None,
-            };
+            let gpu_outs = gpu.as_ref().and_then(|rt| gpu_outs(rt, kind, chunk));
             for (k, (e, o)) in eng.iter().zip(ora.iter()).enumerate() {
                 let g_bad = gpu_outs.as_ref().is_some_and(|g| &g[k] != o);
                 if e != o || g_bad {

@@ -7,19 +7,13 @@
 //!
 //! `YDROP_SHADOW_CASES=N` scales it (default 20,000), `YDROP_SHADOW_SEED=S` changes the seed.
 
-mod common;
-
-use common::ydrop_cases::*;
-use common::Rng;
+use crate::common::ydrop_cases::*;
+use crate::common::{env_u64, Rng};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use warpalign::ydrop::twin::shadow::{run_recorded, unaffected, Envelope};
-use warpalign::ydrop::ahead::{Ahead, Taken};
 use std::sync::Arc;
+use warpalign::ydrop::ahead::{Ahead, Taken};
+use warpalign::ydrop::twin::shadow::{run_recorded, unaffected, Envelope};
 use warpalign::ydrop::{BoundsCopy, YdropBounds, YdropJob, YdropResult, TRUNC_MIDWAY, TRUNC_NONE};
-
-fn env_u64(key: &str, default: u64) -> u64 {
-    std::env::var(key).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
 
 /// What a run computed ahead knew of the call's earlier alignments.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -48,7 +42,7 @@ fn check_speculation(known: Known, seed: u64, n: u64) -> (u64, u64) {
                     if i >= n {
                         break;
                     }
-                    let rng = &mut Rng::new(seed.wrapping_mul(1_000_003).wrapping_add(i));
+                    let rng = &mut Rng::for_case(seed, i);
                     let (case, snapshot) = match known {
                         Known::Some => {
                             let (c, s) = random_constrained_case_with_snapshot(rng, &pool, 1500, 0.6);

@@ -1,12 +1,10 @@
 //! The chain engine's batch path against direct calls of upstream's `mg_lchain_dp` (the oracle), on random
 //! anchor sets with fixed seeds: chains and compacted anchors must be equal.
 
-mod common;
-
-use common::Rng;
+use crate::common::Rng;
+use crate::{oracle, take};
 use warpalign::chain::{self, Anchor, ChainDpJob, ChainDpResult};
 use warpalign::Engine;
-use warpalign_ffi::mm2 as c;
 
 /// Anchors as minimap2's seeding makes them: a few colinear runs (with noise and repeats) on one or two
 /// targets and strands, sorted by `x`.
@@ -57,35 +55,9 @@ fn lchain_dp_batch_equals_upstream() {
     chain::dp_batch(&Engine::cpu(), &jobs, &mut results).unwrap();
     let mut chained = 0;
     for (i, (j, r)) in jobs.iter().zip(results.iter_mut()).enumerate() {
-        let n = j.n_anchors as usize;
-        let input = sets[i].clone();
-        let a = unsafe {
-            let p = libc_malloc(n.max(1) * 16) as *mut Anchor;
-            std::ptr::copy_nonoverlapping(input.as_ptr(), p, n);
-            p
-        };
-        let (mut n_u, mut u) = (0i32, std::ptr::null_mut::<u64>());
-        let b = unsafe {
-            c::warpalign_oracle_mg_lchain_dp(j.max_dist_x, j.max_dist_y, j.bw, j.max_skip, j.max_iter, j.min_cnt, j.min_sc, j.chn_pen_gap, j.chn_pen_skip, j.is_cdna, j.n_seg, j.n_anchors, a.cast(), &mut n_u, &mut u, std::ptr::null_mut())
-        } as *mut Anchor;
-        let want_u = if u.is_null() { vec![] } else { unsafe { std::slice::from_raw_parts(u, n_u as usize) }.to_vec() };
-        let n_b: usize = want_u.iter().map(|&x| x as u32 as usize).sum();
-        let want_b = if b.is_null() { vec![] } else { unsafe { std::slice::from_raw_parts(b, n_b) }.to_vec() };
-        assert_eq!(r.chains(), &want_u[..], "chains of case {i}");
-        assert_eq!(r.anchors(), &want_b[..], "anchors of case {i}");
-        chained += (n_u > 0) as usize;
-        unsafe {
-            libc_free(u.cast());
-            libc_free(b.cast());
-        }
-        r.release();
+        let want = oracle(j);
+        assert_eq!(take(r), want, "chains and anchors of case {i}");
+        chained += !want.0.is_empty() as usize;
     }
     assert!(chained > 500, "too few cases produced chains ({chained}): the generator is off");
-}
-
-extern "C" {
-    #[link_name = "malloc"]
-    fn libc_malloc(n: usize) -> *mut std::ffi::c_void;
-    #[link_name = "free"]
-    fn libc_free(p: *mut std::ffi::c_void);
 }

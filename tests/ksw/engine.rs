@@ -1,25 +1,10 @@
 //! The ksw engine's batch path against direct calls of upstream's functions (the oracle), on random jobs
 //! with fixed seeds: every output field and the CIGAR must be equal, for every flag combination.
 
-mod common;
-
-use common::{mm2_matrix, Rng};
+use crate::check::{out_of, Extd2, Exts2, Extz2, Kernel};
+use crate::common::{mm2_matrix, Rng};
 use warpalign::ksw::{self, flag, KswExtd2Job, KswExts2Job, KswExtz2Job, KswResult};
 use warpalign::Engine;
-use warpalign_ffi::mm2 as c;
-
-fn oracle_result(ez: &c::ksw_extz_t) -> (u32, u32, [i32; 8], Vec<u32>) {
-    let cigar = if ez.n_cigar > 0 {
-        unsafe { std::slice::from_raw_parts(ez.cigar, ez.n_cigar as usize) }.to_vec()
-    } else {
-        Vec::new()
-    };
-    (ez.max(), ez.zdropped(), [ez.max_q, ez.max_t, ez.mqe, ez.mqe_t, ez.mte, ez.mte_q, ez.score, ez.reach_end], cigar)
-}
-
-fn engine_result(r: &KswResult) -> (u32, u32, [i32; 8], Vec<u32>) {
-    (r.max, r.zdropped as u32, [r.max_q, r.max_t, r.mqe, r.mqe_t, r.mte, r.mte_q, r.score, r.reach_end], r.cigar().to_vec())
-}
 
 struct Case {
     q: Vec<u8>,
@@ -84,11 +69,7 @@ fn extd2_batch_equals_upstream() {
     let mut results: Vec<KswResult> = (0..jobs.len()).map(|_| KswResult::EMPTY).collect();
     ksw::extd2_batch(&Engine::cpu(), &jobs, &mut results).unwrap();
     for (i, (j, r)) in jobs.iter().zip(results.iter_mut()).enumerate() {
-        let mut ez: c::ksw_extz_t = unsafe { std::mem::zeroed() };
-        unsafe { c::warpalign_oracle_ksw_extd2_sse(std::ptr::null_mut(), j.qlen, j.query, j.tlen, j.target, j.m, j.mat, j.q, j.e, j.q2, j.e2, j.w, j.zdrop, j.end_bonus, j.flag, &mut ez) };
-        assert_eq!(engine_result(r), oracle_result(&ez), "extd2 case {i}");
-        unsafe { libc_free(ez.cigar.cast()) };
-        r.release();
+        assert_eq!(out_of(r), Extd2::oracle(j), "extd2 case {i}");
     }
 }
 
@@ -108,11 +89,7 @@ fn exts2_batch_equals_upstream() {
     let mut results: Vec<KswResult> = (0..jobs.len()).map(|_| KswResult::EMPTY).collect();
     ksw::exts2_batch(&Engine::cpu(), &jobs, &mut results).unwrap();
     for (i, (j, r)) in jobs.iter().zip(results.iter_mut()).enumerate() {
-        let mut ez: c::ksw_extz_t = unsafe { std::mem::zeroed() };
-        unsafe { c::warpalign_oracle_ksw_exts2_sse(std::ptr::null_mut(), j.qlen, j.query, j.tlen, j.target, j.m, j.mat, j.q, j.e, j.q2, j.noncan, j.zdrop, j.end_bonus, j.junc_bonus, j.junc_pen, j.flag, j.junc, &mut ez) };
-        assert_eq!(engine_result(r), oracle_result(&ez), "exts2 case {i}");
-        unsafe { libc_free(ez.cigar.cast()) };
-        r.release();
+        assert_eq!(out_of(r), Exts2::oracle(j), "exts2 case {i}");
     }
 }
 
@@ -127,11 +104,7 @@ fn extz2_batch_equals_upstream() {
     let mut results: Vec<KswResult> = (0..jobs.len()).map(|_| KswResult::EMPTY).collect();
     ksw::extz2_batch(&Engine::cpu(), &jobs, &mut results).unwrap();
     for (i, (j, r)) in jobs.iter().zip(results.iter_mut()).enumerate() {
-        let mut ez: c::ksw_extz_t = unsafe { std::mem::zeroed() };
-        unsafe { c::warpalign_oracle_ksw_extz2_sse(std::ptr::null_mut(), j.qlen, j.query, j.tlen, j.target, j.m, j.mat, j.q, j.e, j.w, j.zdrop, j.end_bonus, j.flag, &mut ez) };
-        assert_eq!(engine_result(r), oracle_result(&ez), "extz2 case {i}");
-        unsafe { libc_free(ez.cigar.cast()) };
-        r.release();
+        assert_eq!(out_of(r), Extz2::oracle(j), "extz2 case {i}");
     }
 }
 
@@ -144,7 +117,3 @@ fn bad_jobs_are_rejected_with_a_message() {
     assert!(err.to_string().contains("ksw job 0"), "{err}");
 }
 
-extern "C" {
-    #[link_name = "free"]
-    fn libc_free(p: *mut std::ffi::c_void);
-}

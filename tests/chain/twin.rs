@@ -3,16 +3,15 @@
 //! splice, splice:sr) and wilder parameters: chains `u[]` and compacted anchors must be equal.
 //!
 //! `CHAIN_TWIN_CASES=N` sets the number of random sets (default 5000), `CHAIN_TWIN_SEED=S` their seed base:
-//! `CHAIN_TWIN_CASES=1000000 cargo test --release --test chain_twin random_sets -- --nocapture` is the fuzz run.
+//! `CHAIN_TWIN_CASES=1000000 cargo test --release --test chain twin::random_sets -- --nocapture` is the fuzz run.
 //! A failing set replays alone with `CHAIN_TWIN_ONLY=<case index>`.
 //!
 //! Every set also checks the twin's fill itself, arrays and counters, on both of its paths (AVX2 lanes where
 //! the CPU has them, and the scalar fallback) against upstream's loop written out plainly here.
 
-mod common;
-
-use common::chain_cases::*;
-use common::Rng;
+use crate::common::chain_cases::*;
+use crate::common::{env_u64, Rng};
+use crate::{oracle, Out};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
@@ -23,39 +22,6 @@ use warpalign_ffi::mm2 as c;
 
 // ---------------------------------------------------------------------------------------------------------
 // Twin and oracle
-
-type Out = (Vec<u64>, Vec<Anchor>);
-
-fn oracle(cfg: &Cfg, a: &[Anchor]) -> Out {
-    let n = a.len();
-    // mg_lchain_dp frees its input (km = NULL: malloc/free)
-    let p = if n == 0 {
-        std::ptr::null_mut()
-    } else {
-        unsafe {
-            let p = libc::malloc(n * 16) as *mut Anchor;
-            assert!(!p.is_null());
-            std::ptr::copy_nonoverlapping(a.as_ptr(), p, n);
-            p
-        }
-    };
-    let (mut n_u, mut u) = (0i32, std::ptr::null_mut::<u64>());
-    let b = unsafe {
-        c::warpalign_oracle_mg_lchain_dp(
-            cfg.max_dist_x, cfg.max_dist_y, cfg.bw, cfg.max_skip, cfg.max_iter, cfg.min_cnt, cfg.min_sc,
-            cfg.chn_pen_gap, cfg.chn_pen_skip, cfg.is_cdna, cfg.n_seg, n as i64, p.cast(), &mut n_u, &mut u,
-            std::ptr::null_mut(),
-        )
-    } as *mut Anchor;
-    let uu = if u.is_null() || n_u == 0 { vec![] } else { unsafe { std::slice::from_raw_parts(u, n_u as usize) }.to_vec() };
-    let n_b: usize = uu.iter().map(|&x| x as u32 as usize).sum();
-    let bb = if b.is_null() { vec![] } else { unsafe { std::slice::from_raw_parts(b, n_b) }.to_vec() };
-    unsafe {
-        libc::free(u.cast());
-        libc::free(b.cast());
-    }
-    (uu, bb)
-}
 
 fn twin_out(cfg: &Cfg, a: &[Anchor]) -> Out {
     let job = cfg.job(a);
@@ -215,7 +181,7 @@ where
 {
     let bad = Mutex::new(Vec::new());
     cases.for_each(|(label, cfg, a)| {
-        let want = oracle(&cfg, &a);
+        let want = oracle(&cfg.job(&a));
         let got = twin_out(&cfg, &a);
         let (fl, fill_bad) = fill_check(&cfg, &a);
         if want != got {
@@ -228,10 +194,6 @@ where
     let mut bad = bad.into_inner().unwrap();
     bad.sort();
     bad
-}
-
-fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
 }
 
 fn check(name: &str, bad: &[String], stats: &Stats) {
@@ -611,7 +573,7 @@ fn timing_big_sets() {
         let t0 = Instant::now();
         let mut want = None;
         for _ in 0..reps {
-            want = Some(oracle(&cfg, &a));
+            want = Some(oracle(&cfg.job(&a)));
         }
         let to = t0.elapsed().as_secs_f64() / reps as f64;
         let t0 = Instant::now();

@@ -2,15 +2,12 @@
 //! through ffi/csrc/lastz_ydrop_shim.c), on random jobs with fixed seeds, plus invariants every result must
 //! meet: ends within the sequences, an edit script that consumes exactly `end1` bases of `a` and `end2` of
 //! `b`, and a score equal to the script rescored with the matrix and gap costs. The batch path runs the Rust
-//! twin on the CPU (tests/ydrop_twin.rs checks it case by case); the GPU kernel plugs into the same harness.
+//! twin on the CPU (the twin's test checks it case by case); the GPU kernel plugs into the same harness.
 
-mod common;
-
-use common::ydrop_cases::{lastz_matrix, match_mismatch, HOXD70, TB_DEFAULT};
-use common::Rng;
+use crate::common::ydrop_cases::{lastz_matrix, match_mismatch, oracle, outcome, Outcome, HOXD70, TB_DEFAULT};
+use crate::common::Rng;
 use warpalign::ydrop::{self, op, YdropJob, YdropResult, TRUNC_FIRST_ROW, TRUNC_MIDWAY, TRUNC_NONE};
 use warpalign::Engine;
-use warpalign_ffi::lastz as c;
 
 struct Scoring {
     name: &'static str,
@@ -117,26 +114,6 @@ fn job(k: &Case, s: &Scoring) -> YdropJob {
     }
 }
 
-type Outcome = (i32, u32, u32, i32, Vec<u32>);
-
-fn engine_outcome(r: &YdropResult) -> Outcome {
-    (r.score, r.end1, r.end2, r.truncated, r.ops().to_vec())
-}
-
-/// The oracle called directly, LASTZ's 1-based pointers and all.
-fn oracle_outcome(j: &YdropJob) -> Outcome {
-    let mut o: c::warpalign_oracle_lastz_ydrop_out = unsafe { std::mem::zeroed() };
-    unsafe {
-        c::warpalign_oracle_lastz_ydrop_one_sided(
-            j.a.wrapping_sub(1), j.b.wrapping_sub(1), j.m, j.n, j.reversed, j.trim_to_peak, j.sub, j.gap_open,
-            j.gap_extend, j.y_drop, j.tb_size, std::ptr::null(), &mut o,
-        )
-    };
-    let ops = if o.n_ops > 0 { unsafe { std::slice::from_raw_parts(o.ops, o.n_ops as usize) }.to_vec() } else { Vec::new() };
-    unsafe { libc_free(o.ops.cast()) };
-    (o.score, o.end1, o.end2, o.truncated, ops)
-}
-
 /// Checks a result's invariants; returns a description of the first violation.
 fn check_invariants(k: &Case, s: &Scoring, r: &Outcome) -> Result<(), String> {
     let (score, end1, end2, truncated, ops) = r;
@@ -209,8 +186,8 @@ fn run_cases(cases: &[Case], scorings: &[Scoring]) -> (usize, usize, usize) {
     let (mut midway, mut first_row, mut long) = (0, 0, 0);
     for (i, ((k, j), r)) in cases.iter().zip(&jobs).zip(results.iter_mut()).enumerate() {
         let s = &scorings[k.scoring];
-        let got = engine_outcome(r);
-        let want = oracle_outcome(j);
+        let got = outcome(r);
+        let want = oracle(j);
         let what = format!(
             "case {i} ({}, M={} N={} trim={} rev={} tb={})",
             s.name, j.m, j.n, j.trim_to_peak, j.reversed, j.tb_size
@@ -222,7 +199,6 @@ fn run_cases(cases: &[Case], scorings: &[Scoring]) -> (usize, usize, usize) {
         midway += (got.3 == TRUNC_MIDWAY) as usize;
         first_row += (got.3 == TRUNC_FIRST_ROW) as usize;
         long += (got.1 >= 1000) as usize;
-        r.release();
         assert!(r.ops.is_null() && r.n_ops == 0);
     }
     (midway, first_row, long)
@@ -287,11 +263,6 @@ fn bad_jobs_are_rejected_with_a_message() {
     // empty sequences may be null
     let empty = YdropJob { a: std::ptr::null(), m: 0, b: std::ptr::null(), n: 0, ..good };
     ydrop::one_sided_batch(&engine, &[empty], &mut res).unwrap();
-    assert_eq!(engine_outcome(&res[0]), (0, 0, 0, TRUNC_NONE, vec![]));
+    assert_eq!(outcome(&mut res[0]), (0, 0, 0, TRUNC_NONE, vec![]));
     ydrop::one_sided_batch(&engine, &[], &mut []).unwrap();
-}
-
-extern "C" {
-    #[link_name = "free"]
-    fn libc_free(p: *mut std::ffi::c_void);
 }

@@ -5,95 +5,18 @@
 //!
 //! `KSW_TWIN_EXTZ2_CASES=N` scales the random test (default 100,000); `KSW_TWIN_EXTZ2_SEED=S` changes its
 //! seed; `KSW_TWIN_EXTZ2_ONLY=I` replays case I alone. A mismatch prints the whole job.
-//! `cargo test --release --test ksw_twin_extz2 -- --ignored --nocapture bench` times twin vs oracle on one
-//! thread.
+//! `cargo test --release --test ksw -- --ignored --nocapture twin_extz2::bench` times twin vs oracle on one
+//! thread (`KSW_TWIN_EXTZ2_BENCH_RANDOM`, `KSW_TWIN_EXTZ2_BENCH_JOBS`).
 
-mod common;
-#[path = "common/ksw_extz2_cases.rs"]
-mod ksw_extz2_cases;
-
-use common::ksw_cases::{env_u64, pick, seq, similar_pair, ts_matrix};
-use common::{mm2_matrix, Rng};
-use ksw_extz2_cases::*;
-use std::time::Instant;
-use warpalign::ksw::{flag, twin, KswExtz2Job, KswResult};
-use warpalign_ffi::mm2 as c;
-
-type Out = (u32, u32, [i32; 8], Vec<u32>);
-
-fn oracle(j: &KswExtz2Job) -> Out {
-    let mut ez: c::ksw_extz_t = unsafe { std::mem::zeroed() };
-    unsafe {
-        c::warpalign_oracle_ksw_extz2_sse(
-            std::ptr::null_mut(), j.qlen, j.query, j.tlen, j.target, j.m, j.mat, j.q, j.e, j.w, j.zdrop, j.end_bonus,
-            j.flag, &mut ez,
-        )
-    };
-    let cigar = if ez.n_cigar > 0 { unsafe { std::slice::from_raw_parts(ez.cigar, ez.n_cigar as usize) }.to_vec() } else { Vec::new() };
-    let o = (ez.max(), ez.zdropped(), [ez.max_q, ez.max_t, ez.mqe, ez.mqe_t, ez.mte, ez.mte_q, ez.score, ez.reach_end], cigar);
-    unsafe { libc_free(ez.cigar.cast()) };
-    o
-}
-
-fn twin_run(j: &KswExtz2Job) -> Out {
-    let mut r = KswResult::EMPTY;
-    twin::extz2(j, &mut r);
-    assert!(r.n_cigar > 0 || r.cigar.is_null(), "empty CIGAR must be null");
-    let o = (r.max, r.zdropped as u32, [r.max_q, r.max_t, r.mqe, r.mqe_t, r.mte, r.mte_q, r.score, r.reach_end], r.cigar().to_vec());
-    r.release();
-    o
-}
-
-/// Runs `n` cases `gen(seed + i)` on all cores; returns the mismatching indices (printing the first few).
-fn check_many(what: &str, seed: u64, n: u64, gen: fn(&mut Rng) -> Case) -> Vec<u64> {
-    let threads = std::thread::available_parallelism().map(|x| x.get()).unwrap_or(2) as u64;
-    let next = std::sync::atomic::AtomicU64::new(0);
-    let bad = std::sync::Mutex::new(Vec::new());
-    let cells = std::sync::atomic::AtomicU64::new(0);
-    let start = Instant::now();
-    std::thread::scope(|sc| {
-        for _ in 0..threads {
-            sc.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                if i >= n {
-                    break;
-                }
-                let case = gen(&mut Rng::new(seed.wrapping_mul(1_000_003).wrapping_add(i)));
-                cells.fetch_add(case.q.len() as u64 * case.t.len() as u64, std::sync::atomic::Ordering::Relaxed);
-                let j = case.job();
-                let (o, t) = (oracle(&j), twin_run(&j));
-                if o != t {
-                    let mut b = bad.lock().unwrap();
-                    if b.len() < 3 {
-                        eprintln!("{what}: MISMATCH case {i} (seed {seed}; replay with KSW_TWIN_EXTZ2_SEED={seed} KSW_TWIN_EXTZ2_ONLY={i})\n  oracle {:?}\n  twin   {:?}\n  {}", o, t, case.describe());
-                    }
-                    b.push(i);
-                }
-            });
-        }
-    });
-    let b = bad.into_inner().unwrap();
-    eprintln!(
-        "{what}: {n} cases ({:.2e} cells), {} mismatches, {:.1}s",
-        cells.into_inner() as f64, b.len(), start.elapsed().as_secs_f64()
-    );
-    b
-}
+use crate::check::{check_many, same, time_twin_vs_oracle, random_twin_test, Extz2};
+use crate::common::ksw_cases::{self, pick, random_flags, seq, similar_pair, ts_matrix};
+use crate::common::ksw_extz2_cases::*;
+use crate::common::{env_u64, mm2_matrix, Rng};
+use warpalign::ksw::{flag, KswExtz2Job};
 
 #[test]
 fn twin_equals_oracle_random() {
-    let seed = env_u64("KSW_TWIN_EXTZ2_SEED", 1);
-    if let Ok(i) = std::env::var("KSW_TWIN_EXTZ2_ONLY") {
-        let i: u64 = i.parse().unwrap();
-        let case = random_case(&mut Rng::new(seed.wrapping_mul(1_000_003).wrapping_add(i)));
-        let j = case.job();
-        eprintln!("{}", case.describe());
-        assert_eq!(twin_run(&j), oracle(&j), "case {i}");
-        return;
-    }
-    let n = env_u64("KSW_TWIN_EXTZ2_CASES", 100_000);
-    let bad = check_many("random", seed, n, random_case);
-    assert!(bad.is_empty(), "{} of {n} cases differ; first {:?}", bad.len(), &bad[..bad.len().min(20)]);
+    random_twin_test::<Extz2>(100_000, random_case);
 }
 
 // ---- named traps -------------------------------------------------------------------------------------------
@@ -117,7 +40,7 @@ fn trap_minimap2_calls() {
             end_bonus: pick(rng, &[-1, 0, 10]), flag: f,
         }
     }
-    assert!(check_many("minimap2 calls", 20, 3000, gen).is_empty());
+    assert!(check_many::<Extz2>("minimap2 calls", 20, 3000, gen).is_empty());
 }
 
 /// Narrow bands (w < 16): st0 is inside a 16-lane block, so lanes [st, st0) use stale s[] bytes and lanes
@@ -133,7 +56,7 @@ fn trap_stale_lanes_narrow_band() {
         let w = rng.range(0, 20) as i32;
         Case { q, t, m: 5, mat: ts_matrix(a, b, ts, 1), gap: (go, ge), w, zdrop: -1, end_bonus: 0, flag: f }
     }
-    assert!(check_many("stale lanes", 11, 3000, gen).is_empty());
+    assert!(check_many::<Extz2>("stale lanes", 11, 3000, gen).is_empty());
 }
 
 /// Low-complexity sequences make many equal H on one anti-diagonal: the 4-lane argmax order decides max_t.
@@ -153,7 +76,7 @@ fn trap_argmax_tie_break() {
         let f = pick(rng, &[0, flag::EXTZ_ONLY, flag::SCORE_ONLY, flag::RIGHT | flag::EXTZ_ONLY]);
         Case { q, t, m: 5, mat: mm2_matrix(a, b, 1), gap: (go, ge), w: pick(rng, &[-1, 5, 33, 100]), zdrop: pick(rng, &[-1, 20, 100]), end_bonus: 0, flag: f }
     }
-    assert!(check_many("tie-break", 12, 3000, gen).is_empty());
+    assert!(check_many::<Extz2>("tie-break", 12, 3000, gen).is_empty());
 }
 
 /// APPROX_MAX follows one greedy path (score only from it); with APPROX_DROP it z-drops on it, from r = 1 on
@@ -171,29 +94,22 @@ fn trap_approx_max() {
             end_bonus: pick(rng, &[0, 10]), flag: f,
         }
     }
-    assert!(check_many("approx max", 13, 3000, gen).is_empty());
+    assert!(check_many::<Extz2>("approx max", 13, 3000, gen).is_empty());
 }
 
-/// A band that cannot reach the corner (|qlen - tlen| > w) stops with zdropped = 1 and the CIGAR from the max.
+/// A band that cannot reach the corner (|qlen - tlen| > w) stops with zdropped = 1 and the CIGAR from the max
+/// (extd2's family, with its first gap cost alone).
 #[test]
 fn trap_band_exhaustion_is_zdrop() {
     let mut rng = Rng::new(14);
-    let mut exhausted = 0;
-    for i in 0..500 {
-        let len = rng.range(30, 300) as usize;
-        let q = seq(&mut rng, len, 0.0, 4);
-        let mut t = rng.mutate(&q, 0.02);
-        let extra = rng.range(5, 100) as usize;
-        t.extend(seq(&mut rng, extra, 0.0, 4));
-        let w = rng.range(0, extra as i64 - 1) as i32;
-        let f = pick(&mut rng, &[0, flag::EXTZ_ONLY, flag::RIGHT, flag::APPROX_MAX]);
-        let (q, t) = if i % 2 == 0 { (q, t) } else { (t, q) };
-        let case = Case { q, t, m: 5, mat: mm2_matrix(2, 4, 1), gap: (4, 2), w, zdrop: -1, end_bonus: 0, flag: f };
-        let j = case.job();
-        let o = oracle(&j);
-        exhausted += o.1 as usize;
-        assert_eq!(twin_run(&j), o, "band exhaustion case {i}\n{}", case.describe());
-    }
+    let exhausted: u32 = (0..500)
+        .map(|_| {
+            let c = ksw_cases::trap_band_exhaustion(&mut rng);
+            let (q, e, _, _) = c.gap;
+            same::<Extz2>(&Case { q: c.q, t: c.t, m: c.m, mat: c.mat, gap: (q, e), w: c.w, zdrop: c.zdrop, end_bonus: c.end_bonus, flag: c.flag })
+        })
+        .map(|o| o.1)
+        .sum();
     assert!(exhausted > 100, "only {exhausted} cases exhausted the band");
 }
 
@@ -202,7 +118,7 @@ fn trap_band_exhaustion_is_zdrop() {
 fn trap_zdrop() {
     let mut rng = Rng::new(15);
     let mut dropped = 0;
-    for i in 0..1500 {
+    for _ in 0..1500 {
         let len = rng.range(50, 400) as usize;
         let q = seq(&mut rng, len, 0.0, 4);
         // a good prefix, then an indel and/or junk
@@ -215,10 +131,7 @@ fn trap_zdrop() {
         let (a, b, go, ge, _) = pick(&mut rng, &PRESETS[..8]);
         let f = pick(&mut rng, &[0, flag::EXTZ_ONLY, flag::APPROX_MAX | flag::APPROX_DROP, flag::SCORE_ONLY, flag::EXTZ_ONLY | flag::RIGHT]);
         let case = Case { q, t, m: 5, mat: mm2_matrix(a, b, 1), gap: (go, ge), w: -1, zdrop: rng.range(0, 60) as i32, end_bonus: 5, flag: f };
-        let j = case.job();
-        let o = oracle(&j);
-        dropped += o.1 as usize;
-        assert_eq!(twin_run(&j), o, "zdrop case {i}\n{}", case.describe());
+        dropped += same::<Extz2>(&case).1;
     }
     assert!(dropped > 200, "only {dropped} cases z-dropped");
 }
@@ -250,7 +163,7 @@ fn trap_int8_wrap() {
             end_bonus: pick(rng, &[-1, 0, 30]), flag: f,
         }
     }
-    assert!(check_many("int8 wrap", 16, 5000, gen).is_empty());
+    assert!(check_many::<Extz2>("int8 wrap", 16, 5000, gen).is_empty());
 }
 
 /// Wild matrices: m from 1 to 8 (m = 1 runs in extz2 and reads mat[1]), GENERIC_SC on and off, all-positive
@@ -274,7 +187,7 @@ fn trap_wild_matrices() {
         c.flag |= extra;
         c
     }
-    assert!(check_many("wild matrices", 17, 5000, gen).is_empty());
+    assert!(check_many::<Extz2>("wild matrices", 17, 5000, gen).is_empty());
 }
 
 /// Degenerate inputs: empty sequences, m <= 0, m = 1, and the early return when no mismatch can ever win.
@@ -315,9 +228,8 @@ fn trap_degenerate() {
     let mut c = base.clone();
     c.gap = (-3, 1); // q + e < 0 with mismatches: early return
     cases.push(c);
-    for (i, c) in cases.iter().enumerate() {
-        let j = c.job();
-        assert_eq!(twin_run(&j), oracle(&j), "degenerate case {i}\n{}", c.describe());
+    for c in &cases {
+        same::<Extz2>(c);
     }
 }
 
@@ -327,32 +239,11 @@ fn trap_degenerate() {
 #[test]
 #[ignore]
 fn bench_twin_vs_oracle() {
-    // the two run over the same chunks of 32 jobs in turn, so that a busy machine slows both alike
-    fn time(label: &str, jobs: &[KswExtz2Job], cells: f64) {
-        let (mut to, mut tt, mut so, mut st) = (0f64, 0f64, 0i64, 0i64);
-        for chunk in jobs.chunks(32) {
-            let t0 = Instant::now();
-            for j in chunk {
-                so += oracle(j).2[6] as i64;
-            }
-            to += t0.elapsed().as_secs_f64();
-            let t1 = Instant::now();
-            for j in chunk {
-                st += twin_run(j).2[6] as i64;
-            }
-            tt += t1.elapsed().as_secs_f64();
-        }
-        assert_eq!(so, st);
-        eprintln!(
-            "bench {label}: {} jobs ({cells:.2e} cells): oracle {to:.3}s, twin {tt:.3}s, twin/oracle time = {:.2}x",
-            jobs.len(), tt / to
-        );
-    }
     let n = env_u64("KSW_TWIN_EXTZ2_BENCH_RANDOM", 20_000);
-    let cases: Vec<Case> = (0..n).map(|i| random_case(&mut Rng::new(1_000_003u64.wrapping_add(i)))).collect();
+    let cases: Vec<Case> = (0..n).map(|i| random_case(&mut Rng::for_case(1, i))).collect();
     let jobs: Vec<KswExtz2Job> = cases.iter().map(|c| c.job()).collect();
     let cells: f64 = cases.iter().map(|c| c.q.len() as f64 * c.t.len() as f64).sum();
-    time("random cases (seed 1)", &jobs, cells);
+    time_twin_vs_oracle::<Extz2>("random cases (seed 1)", &jobs, cells);
 
     let n = env_u64("KSW_TWIN_EXTZ2_BENCH_JOBS", 1000) as usize;
     let mut rng = Rng::new(99);
@@ -367,11 +258,6 @@ fn bench_twin_vs_oracle() {
     let cells: f64 = cases.iter().map(|c| (c.q.len() + c.t.len()) as f64 * 501.0).sum();
     for (label, fl) in [("cigar", 0), ("cigar+approx", flag::APPROX_MAX), ("score-only", flag::SCORE_ONLY)] {
         let jobs: Vec<KswExtz2Job> = cases.iter().map(|c| { let mut j = c.job(); j.flag = fl; j }).collect();
-        time(&format!("{label} 1-5 kb w=500"), &jobs, cells);
+        time_twin_vs_oracle::<Extz2>(&format!("{label} 1-5 kb w=500"), &jobs, cells);
     }
-}
-
-extern "C" {
-    #[link_name = "free"]
-    fn libc_free(p: *mut std::ffi::c_void);
 }

@@ -10,6 +10,8 @@
 //! second run appends its records under the first's header), H. pylori SJM180 onto G27 (`-x map-hifi`).
 //! Without the binary or the data: prints "skipped: ..." and passes. `CHAIN_DUMPS_READS=N` changes 40.
 
+use crate::common::tools::{data_dir, patched_tool, scratch_dir};
+use crate::{oracle, take, Out};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -17,41 +19,6 @@ use std::time::Instant;
 use warpalign::chain::dump::{encode, parse_dump, read_dump, DumpedJob, MAGIC, VERSION};
 use warpalign::chain::{self, Anchor, ChainDpJob, ChainDpResult};
 use warpalign::Engine;
-use warpalign_ffi::mm2 as c;
-
-type Out = (Vec<u64>, Vec<Anchor>);
-
-/// Upstream's `mg_lchain_dp` (km = NULL: malloc/free) on the job.
-fn oracle(j: &ChainDpJob) -> Out {
-    let a = chain::twin::job_anchors(j);
-    let n = a.len();
-    // SAFETY: upstream frees its input, so it gets a malloc'ed copy; the outputs are read by their counts
-    // (u's low halves sum to the compacted anchors' count), then freed.
-    unsafe {
-        let p = if n == 0 { std::ptr::null_mut() } else { libc::malloc(n * 16) as *mut Anchor };
-        assert!(n == 0 || !p.is_null());
-        if n > 0 {
-            std::ptr::copy_nonoverlapping(a.as_ptr(), p, n);
-        }
-        let (mut n_u, mut u) = (0i32, std::ptr::null_mut::<u64>());
-        let b = c::warpalign_oracle_mg_lchain_dp(
-            j.max_dist_x, j.max_dist_y, j.bw, j.max_skip, j.max_iter, j.min_cnt, j.min_sc, j.chn_pen_gap,
-            j.chn_pen_skip, j.is_cdna, j.n_seg, n as i64, p.cast(), &mut n_u, &mut u, std::ptr::null_mut(),
-        ) as *mut Anchor;
-        let uu = if u.is_null() || n_u == 0 { vec![] } else { std::slice::from_raw_parts(u, n_u as usize).to_vec() };
-        let n_b: usize = uu.iter().map(|&x| x as u32 as usize).sum();
-        let bb = if b.is_null() { vec![] } else { std::slice::from_raw_parts(b, n_b).to_vec() };
-        libc::free(u.cast());
-        libc::free(b.cast());
-        (uu, bb)
-    }
-}
-
-fn take(r: &mut ChainDpResult) -> Out {
-    let o = (r.chains().to_vec(), r.anchors().to_vec());
-    r.release();
-    o
-}
 
 /// Runs the patched minimap2 into the dump file `dump` (appending when it exists); returns the wall time.
 fn minimap2(mm2: &Path, name: &str, dump: &Path, args: &[&str]) -> f64 {
@@ -106,24 +73,19 @@ fn replay(name: &str, jobs: &[DumpedJob], gpu: Option<&warpalign::gpu::GpuRuntim
 
 #[test]
 fn replay_real_minimap2_chain_dumps() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let tools = std::env::var_os("TOOLS").map(PathBuf::from).unwrap_or_else(|| root.join("target/tools"));
-    let mm2 = tools.join("minimap2");
-    let data = std::env::var_os("WARPALIGN_DATA").map(PathBuf::from).unwrap_or_else(|| root.join("../shared/data"));
-    if !mm2.exists() {
-        println!("skipped: {} not found (make tools, or set TOOLS)", mm2.display());
-        return;
-    }
-    if !std::fs::read(&mm2).unwrap().windows(20).any(|w| w == b"WARPALIGN_CHAIN_DUMP") {
-        println!("skipped: {} predates chain dump mode (rebuild it: make tools)", mm2.display());
-        return;
-    }
+    let mm2 = match patched_tool("minimap2", b"WARPALIGN_CHAIN_DUMP") {
+        Ok(t) => t,
+        Err(e) => {
+            println!("skipped: {e}");
+            return;
+        }
+    };
+    let data = data_dir();
     let ecoli = data.join("ref/ecoli_K12_MG1655.fasta.gz");
     let ul = data.join("ont/ecoli_ultralong_R9_nanotest.fastq.gz");
     let clr = data.join("pacbio/ecoli_sequel_clr_subreads.fastq.gz");
     let (g27, sjm) = (data.join("wga/hpylori_G27.fasta.gz"), data.join("wga/hpylori_SJM180.fasta.gz"));
-    let tmp = std::env::temp_dir().join(format!("warpalign-chain-dumps.{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
+    let tmp = scratch_dir("chain-dumps");
     let s = |p: &Path| p.to_str().unwrap().to_string();
 
     // (name, dump file, minimap2 arguments, runs into the file)

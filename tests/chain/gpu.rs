@@ -1,38 +1,23 @@
 //! The GPU fill of `mg_lchain_dp` (warpalign::chain::gpu) against the verified Rust twin (warpalign::chain::twin):
 //! `f`, `p`, `v`, `t` and the path counters of every anchor set must be equal, and so must the chains and
-//! compacted anchors that the CPU backtrack makes of them. Cases: the random sets of tests/chain_twin.rs (all
+//! compacted anchors that the CPU backtrack makes of them. Cases: the random sets of the twin's test (all
 //! presets and wild parameters, max_chain_skip and max_chain_iter varied), long sets of 10k-100k anchors, and
-//! chain_twin's trap families (float rounding and truncation of the penalty, its overflow, the skip exit on
+//! the twin's trap families (float rounding and truncation of the penalty, its overflow, the skip exit on
 //! tandem grids, the max_ii rescue). Without a GPU the comparisons print "skipped: no GPU" and pass; the
 //! kernel is still compiled for sm_90 wherever NVRTC is found.
 //!
 //! `CHAIN_GPU_CASES=N` sets the number of random sets (default 200,000), `CHAIN_GPU_LONG=N` the long sets
 //! (default 300), `CHAIN_GPU_SEED=S` the seed.
 
-mod common;
-
-use common::chain_cases::*;
-use common::Rng;
+use crate::common::chain_cases::*;
+use crate::common::gpu::{nvrtc_found, ptx_for_sm90, start_gpu};
+use crate::common::{env_u64, Rng};
 use rayon::prelude::*;
 use std::time::Instant;
 use warpalign::chain::gpu::{dp_batch_gpu, fill_batch_gpu};
 use warpalign::chain::{twin, Anchor, ChainDpJob, ChainDpResult};
-use warpalign::gpu::{self, GpuRuntime, KERNELS};
+use warpalign::gpu::GpuRuntime;
 use warpalign::Engine;
-
-fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
-}
-
-fn start_gpu() -> Option<GpuRuntime> {
-    match GpuRuntime::start() {
-        Ok(rt) => Some(rt),
-        Err(e) => {
-            println!("skipped: no GPU ({e})");
-            None
-        }
-    }
-}
 
 /// The first difference between two fills.
 fn fill_diff(want: &twin::Fill, got: &twin::Fill) -> String {
@@ -120,14 +105,9 @@ fn check(rt: &GpuRuntime, name: &str, cases: &[(String, Cfg, Vec<Anchor>)]) -> T
 
 #[test]
 fn chain_dp_kernel_compiles_for_sm90() {
-    if !gpu::nvrtc_present() {
-        println!("skipped: NVRTC not found (pip install nvidia-cuda-nvrtc and put its lib on LD_LIBRARY_PATH)");
-        return;
+    if nvrtc_found() {
+        assert!(ptx_for_sm90("chain_dp").contains("chain_fill"), "PTX lacks chain_fill");
     }
-    let src = KERNELS.iter().find(|(n, _)| *n == "chain_dp").expect("chain_dp in KERNELS").1;
-    let ptx = gpu::compile("chain_dp", src, "sm_90").unwrap_or_else(|e| panic!("{e}"));
-    assert!(ptx.contains(".target sm_90"));
-    assert!(ptx.contains("chain_fill"), "PTX lacks chain_fill");
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! The GPU kernel of `ydrop_one_sided_align` (warpalign::ydrop::gpu::one_sided_batch_gpu) against the verified
 //! Rust twin (warpalign::ydrop::twin::one_sided): score, end, truncation and edit script of every job, on
-//! fixed-seed random jobs (tests/common/ydrop_cases.rs, the generator of tests/ydrop_twin.rs and ydrop_fuzz),
+//! fixed-seed random jobs (tests/common/ydrop_cases.rs, the generator of the twin's test and ydrop_fuzz),
 //! batches mixing the jobs the twin takes (constrained, negative gap open, degenerate), and the calls dumped
 //! from real LASTZ runs, as made and with their bounds removed (so that the kernel runs them). Each batch also
 //! runs with envelopes (`one_sided_batch_gpu_recorded`), which must equal `twin::shadow::run_recorded`'s.
@@ -9,55 +9,27 @@
 //! wherever NVRTC is found, and its CPU model (tests/common/ydrop_kernel_model.rs) is checked against the twin.
 //!
 //! `YDROP_GPU_CASES=N` sets the random jobs (default 100,000), `YDROP_GPU_MODEL_CASES=N` the model's
-//! (default 3,000), `YDROP_GPU_SEED=S` the seed. The real calls need the patched lastz (`$TOOLS/lastz`, else
-//! target/tools/lastz: `make tools`) and the data (`WARPALIGN_DATA`, default `<repo>/../shared/data`);
-//! without them that test prints "skipped: ...".
+//! (default 3,000), `YDROP_GPU_SEED=S` the seed. The real calls (tests/ydrop/lastz.rs) need the patched lastz and the data;
+//! without them those tests print "skipped: ...".
 
-mod common;
-
-use common::ydrop_cases::*;
-use common::ydrop_kernel_model;
-use common::Rng;
+use crate::common::gpu::{nvrtc_found, ptx_for_sm90, start_gpu};
+use crate::common::ydrop_cases::*;
+use crate::common::ydrop_kernel_model;
+use crate::common::{env_u64, Rng};
+use crate::lastz::{runs, Run};
 use rayon::prelude::*;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Instant;
-use warpalign::gpu::{self, GpuRuntime, KERNELS};
-use warpalign::ydrop::dump::{read_dump, DumpedJob, MAGIC};
+use warpalign::gpu::GpuRuntime;
+use warpalign::ydrop::dump::DumpedJob;
 use warpalign::ydrop::gpu::{one_sided_batch_gpu, one_sided_batch_gpu_recorded, plan, Plan};
 use warpalign::ydrop::twin::shadow::{run_recorded, Envelope};
 use warpalign::ydrop::{YdropJob, YdropResult};
 use warpalign::Engine;
 
-fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
-}
-
-fn start_gpu() -> Option<GpuRuntime> {
-    match GpuRuntime::start() {
-        Ok(rt) => Some(rt),
-        Err(e) => {
-            println!("skipped: no GPU ({e})");
-            None
-        }
-    }
-}
-
-fn case_rng(seed: u64, i: u64) -> Rng {
-    Rng::new(seed.wrapping_mul(1_000_003).wrapping_add(i))
-}
-
-fn outcome_of(r: &mut YdropResult) -> Outcome {
-    assert!(r.n_ops > 0 || r.ops.is_null(), "empty script must be null");
-    let o = (r.score, r.end1, r.end2, r.truncated, r.ops().to_vec());
-    r.release();
-    o
-}
-
 fn gpu_run(rt: &GpuRuntime, jobs: &[YdropJob]) -> Vec<Outcome> {
     let mut res: Vec<YdropResult> = (0..jobs.len()).map(|_| YdropResult::EMPTY).collect();
     one_sided_batch_gpu(rt, jobs, &mut res).unwrap_or_else(|e| panic!("one_sided_batch_gpu: {e}"));
-    res.iter_mut().map(outcome_of).collect()
+    res.iter_mut().map(checked_outcome).collect()
 }
 
 /// The GPU's results with the envelopes of their sweeps.
@@ -65,13 +37,13 @@ fn gpu_run_recorded(rt: &GpuRuntime, jobs: &[YdropJob]) -> Vec<(Outcome, Envelop
     let mut res: Vec<YdropResult> = (0..jobs.len()).map(|_| YdropResult::EMPTY).collect();
     let mut envs = vec![Envelope::default(); jobs.len()];
     one_sided_batch_gpu_recorded(rt, jobs, &mut res, &mut envs).unwrap_or_else(|e| panic!("one_sided_batch_gpu_recorded: {e}"));
-    res.iter_mut().map(outcome_of).zip(envs).collect()
+    res.iter_mut().map(checked_outcome).zip(envs).collect()
 }
 
 fn twin_recorded(j: &YdropJob) -> (Outcome, Envelope) {
     let (mut r, mut e) = (YdropResult::EMPTY, Envelope::default());
     run_recorded(j, &mut r, &mut e);
-    (outcome_of(&mut r), e)
+    (checked_outcome(&mut r), e)
 }
 
 /// GPU and twin on `jobs` (labelled by `describe`), the GPU's results alone and with the envelopes of its
@@ -98,7 +70,7 @@ fn check_many(rt: &GpuRuntime, what: &str, seed: u64, n: u64, gen: &(dyn Fn(&mut
     let t0 = Instant::now();
     let (mut bad, mut on_gpu) = (0, 0);
     for lo in (0..n).step_by(20_000) {
-        let cases: Vec<Case> = (lo..(lo + 20_000).min(n)).into_par_iter().map(|i| gen(&mut case_rng(seed, i))).collect();
+        let cases: Vec<Case> = (lo..(lo + 20_000).min(n)).into_par_iter().map(|i| gen(&mut Rng::for_case(seed, i))).collect();
         let jobs: Vec<YdropJob> = cases.iter().map(Case::job).collect();
         let (b, g) = compare(rt, what, &jobs, &|k| format!("case {} (seed {seed}): {}", lo + k as u64, cases[k].describe()));
         bad += b;
@@ -110,14 +82,9 @@ fn check_many(rt: &GpuRuntime, what: &str, seed: u64, n: u64, gen: &(dyn Fn(&mut
 
 #[test]
 fn ydrop_kernel_compiles_for_sm90() {
-    if !gpu::nvrtc_present() {
-        println!("skipped: NVRTC not found (pip install nvidia-cuda-nvrtc and put its lib on LD_LIBRARY_PATH)");
-        return;
+    if nvrtc_found() {
+        assert!(ptx_for_sm90("ydrop_one_sided").contains("ydrop_one_sided"), "PTX lacks the kernel");
     }
-    let src = KERNELS.iter().find(|(n, _)| *n == "ydrop_one_sided").expect("ydrop_one_sided in KERNELS").1;
-    let ptx = gpu::compile("ydrop_one_sided", src, "sm_90").unwrap_or_else(|e| panic!("{e}"));
-    assert!(ptx.contains(".target sm_90"));
-    assert!(ptx.contains("ydrop_one_sided"), "PTX lacks the kernel");
 }
 
 /// The kernel's algorithm, run by its CPU model, equals the twin (result and envelope) wherever the kernel does
@@ -131,7 +98,7 @@ fn kernel_model_equals_twin() {
     let counts: Vec<[u32; 4]> = (0..n)
         .into_par_iter()
         .map(|i| {
-            let case = random_case(&mut case_rng(seed, i), &pool, 2000);
+            let case = random_case(&mut Rng::for_case(seed, i), &pool, 2000);
             let j = case.job();
             let Some(p) = plan(&j) else { return [0, 0, 0, 0] };
             let want = twin_recorded(&j);
@@ -207,97 +174,20 @@ fn engine_batch_equals_twin() {
     let engine = Engine::new(warpalign::BackendChoice::Gpu);
     let pool = matrix_pool(9, 4);
     for n in [3u64, 2000] {
-        let cases: Vec<Case> = (0..n).map(|i| random_case(&mut case_rng(9, i), &pool, 2000)).collect();
+        let cases: Vec<Case> = (0..n).map(|i| random_case(&mut Rng::for_case(9, i), &pool, 2000)).collect();
         let jobs: Vec<YdropJob> = cases.iter().map(Case::job).collect();
         let mut got: Vec<YdropResult> = (0..jobs.len()).map(|_| YdropResult::EMPTY).collect();
         warpalign::ydrop::one_sided_batch(&engine, &jobs, &mut got).expect("one_sided_batch");
         for (k, (j, r)) in jobs.iter().zip(got.iter_mut()).enumerate() {
-            assert_eq!(outcome_of(r), twin(j), "job {k} of {n}: {}", cases[k].describe());
+            assert_eq!(checked_outcome(r), twin(j), "job {k} of {n}: {}", cases[k].describe());
         }
     }
 }
 
-/// `$TOOLS/lastz`, else the build's target/tools/lastz, if it has the dump mode.
-fn patched_lastz() -> Result<PathBuf, String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let lastz = std::env::var_os("TOOLS").map(|t| PathBuf::from(t).join("lastz")).unwrap_or_else(|| root.join("target/tools/lastz"));
-    if !lastz.exists() {
-        return Err(format!("{} not found (make tools, or set TOOLS)", lastz.display()));
-    }
-    if !std::fs::read(&lastz).map_err(|e| e.to_string())?.windows(MAGIC.len()).any(|w| w == MAGIC) {
-        return Err(format!("{} predates ydrop dump mode", lastz.display()));
-    }
-    Ok(lastz)
-}
-
-/// The calls of real LASTZ runs (the pairs and options of tests/ydrop_dumps.rs), by run; Err says why there
-/// are none.
-fn real_calls() -> Result<Vec<(String, Vec<DumpedJob>)>, String> {
-    let lastz = patched_lastz()?;
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let data = std::env::var_os("WARPALIGN_DATA").map(PathBuf::from).unwrap_or_else(|| root.join("../shared/data"));
-    // one folder per call: tests run in parallel and each removes its own at the end
-    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = std::env::temp_dir().join(format!("ydrop_gpu_real.{}.{call}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    let pairs = [
-        ("mt", "MT-human.fa", "MT-orang.fa"),
-        ("dwv", "dwv_NC_004830.fasta.gz", "vdv1_NC_006494.fasta.gz"),
-        ("dmel", "D_melanogaster_2Rslice.fasta.gz", "D_pseudoobscura_contigs.fasta.gz"),
-        ("banthracis", "B_anthracis_Mslice.fasta.gz", "B_anthracis_contigs.fasta.gz"),
-    ];
-    let variants: [(&str, &[&str]); 5] = [
-        ("default", &[]),
-        ("noytrim", &["--noytrim"]),
-        ("ydrop500", &["--ydrop=500"]),
-        ("tb200K", &["--allocate:traceback=200K"]),
-        ("gap-10,40", &["--gap=-10,40"]),
-    ];
-    let mut runs = Vec::new();
-    for (name, t, q) in pairs {
-        let (t, q) = (data.join("wga").join(t), data.join("wga").join(q));
-        if !t.exists() || !q.exists() {
-            println!("skipped {name}: missing {} or {}", t.display(), q.display());
-            continue;
-        }
-        let unzip = |p: &Path, to: PathBuf| -> PathBuf {
-            if p.extension().is_some_and(|e| e == "gz") {
-                let out = Command::new("gzip").arg("-dc").arg(p).output().expect("gzip");
-                assert!(out.status.success(), "gzip -dc {}", p.display());
-                std::fs::write(&to, out.stdout).unwrap();
-                to
-            } else {
-                p.to_path_buf()
-            }
-        };
-        let (t, q) = (unzip(&t, tmp.join(format!("{name}.t.fa"))), unzip(&q, tmp.join(format!("{name}.q.fa"))));
-        for (v, opts) in variants {
-            // a negative gap open makes wide bands: only on the small pairs
-            if v == "gap-10,40" && !matches!(name, "mt" | "dwv") {
-                continue;
-            }
-            let run = format!("{name}.{v}");
-            let dump = tmp.join(format!("{run}.ydrop"));
-            let out = Command::new(&lastz)
-                .arg(format!("{}[multiple]", t.display()))
-                .arg(&q)
-                .arg("--format=maf")
-                .args(opts)
-                .env("WARPALIGN_YDROP_DUMP", &dump)
-                .env("WARPALIGN_BACKEND", "cpu")
-                .output()
-                .expect("running lastz");
-            assert!(out.status.success(), "{run}: lastz failed: {}", String::from_utf8_lossy(&out.stderr));
-            let calls = read_dump(&dump).unwrap_or_else(|e| panic!("{run}: reading {}: {e}", dump.display()));
-            runs.push((run, calls));
-        }
-    }
-    let _ = std::fs::remove_dir_all(&tmp);
-    if runs.is_empty() {
-        return Err(format!("no real data under {}", data.display()));
-    }
-    Ok(runs)
+/// The calls of real LASTZ runs (without the deeper-block and H. pylori runs of the replay test); Err says
+/// why there are none.
+fn real_calls() -> Result<Vec<Run>, String> {
+    runs(false, false)
 }
 
 /// The kernel's CPU model equals the twin on every real call the kernel would run, with its bounds removed.
@@ -310,7 +200,7 @@ fn kernel_model_equals_twin_real_calls() {
             return;
         }
     };
-    for (run, calls) in runs {
+    for Run { name: run, calls, .. } in runs {
         let ran: usize = calls
             .par_iter()
             .map(|c| {
@@ -337,7 +227,7 @@ fn gpu_equals_twin_real_calls() {
         }
     };
     let (mut total, mut total_bad) = (0, 0);
-    for (run, calls) in runs {
+    for Run { name: run, calls, .. } in runs {
         let (bad, on_gpu) = compare_calls(&rt, &run, &calls);
         println!("{run}: {} calls, as made and unbounded ({on_gpu} on the kernel), {bad} mismatches", calls.len());
         total += calls.len();

@@ -3,57 +3,31 @@
 //!
 //! `YDROP_TWIN_CASES=N` scales the random test (default 50,000); `YDROP_TWIN_SEED=S` changes its seed;
 //! `YDROP_TWIN_ONLY=I` replays case I alone. A mismatch prints the whole job.
-//! `cargo test --release --test ydrop_twin -- --ignored --nocapture bench` times twin vs oracle on one thread.
+//! `cargo test --release --test ydrop -- --ignored --nocapture twin::bench` times twin vs oracle on one thread.
 
-mod common;
-
-use common::ydrop_cases::*;
-use common::Rng;
+use crate::common::ydrop_cases::*;
+use crate::common::{env_u64, failing_cases, pick, Rng};
 use std::sync::Arc;
 use std::time::Instant;
 use warpalign::ydrop::{self, op, YdropAlignment, YdropBounds, YdropJob, YdropResult, YdropSegment, NONE, TRUNC_BOUNDS, TRUNC_FIRST_ROW, TRUNC_MIDWAY, TRUNC_NONE};
 
-fn env_u64(key: &str, default: u64) -> u64 {
-    std::env::var(key).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
-fn case_rng(seed: u64, i: u64) -> Rng {
-    Rng::new(seed.wrapping_mul(1_000_003).wrapping_add(i))
-}
-
 /// Runs `n` cases `gen(rng of seed, i)` on all cores; returns the mismatching indices (printing the first few).
 fn check_many(what: &str, seed: u64, n: u64, gen: &(dyn Fn(&mut Rng) -> Case + Sync)) -> Vec<u64> {
-    let threads = std::thread::available_parallelism().map(|x| x.get()).unwrap_or(2) as u64;
-    let next = std::sync::atomic::AtomicU64::new(0);
-    let bad = std::sync::Mutex::new(Vec::new());
     let start = Instant::now();
-    std::thread::scope(|sc| {
-        for _ in 0..threads {
-            sc.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                if i >= n {
-                    break;
-                }
-                let case = gen(&mut case_rng(seed, i));
-                let j = case.job();
-                let (o, t) = (oracle(&j), twin(&j));
-                let v = vectors_differ(&j, &t);
-                if o != t || v.is_some() {
-                    let mut b = bad.lock().unwrap();
-                    if b.len() < 3 {
-                        eprintln!(
-                            "{what}: MISMATCH case {i} (replay with YDROP_TWIN_SEED={seed} YDROP_TWIN_ONLY={i})\n  oracle {o:?}\n  twin   {t:?}\n  vector {v:?} (None: the same)\n  {}",
-                            case.describe()
-                        );
-                    }
-                    b.push(i);
-                }
-            });
-        }
+    let bad = failing_cases(n, |i| {
+        let case = gen(&mut Rng::for_case(seed, i));
+        let j = case.job();
+        let (o, t) = (oracle(&j), twin(&j));
+        let v = vectors_differ(&j, &t);
+        (o != t || v.is_some()).then(|| {
+            format!(
+                "{what}: MISMATCH case {i} (replay with YDROP_TWIN_SEED={seed} YDROP_TWIN_ONLY={i})\n  oracle {o:?}\n  twin   {t:?}\n  vector {v:?} (None: the same)\n  {}",
+                case.describe()
+            )
+        })
     });
-    let b = bad.into_inner().unwrap();
-    eprintln!("{what}: {n} cases, {} mismatches, {:.1}s", b.len(), start.elapsed().as_secs_f64());
-    b
+    eprintln!("{what}: {n} cases, {} mismatches, {:.1}s", bad.len(), start.elapsed().as_secs_f64());
+    bad
 }
 
 /// Twin (both sweeps) and oracle agree on `case`; returns the outcome.
@@ -73,10 +47,6 @@ fn matrix(name: &str, sub: Vec<i32>) -> Arc<Matrix> {
     Arc::new(Matrix { name: name.into(), sub })
 }
 
-fn pick<T: Copy>(rng: &mut Rng, xs: &[T]) -> T {
-    xs[rng.below(xs.len() as u64) as usize]
-}
-
 /// Bases over the first `alpha` letters of ACGT.
 fn letters(rng: &mut Rng, len: usize, alpha: u64) -> Vec<u8> {
     (0..len).map(|_| b"ACGT"[rng.below(alpha) as usize]).collect()
@@ -94,7 +64,7 @@ fn similar(rng: &mut Rng, len: usize, rate: f64) -> (Vec<u8>, Vec<u8>) {
 fn twin_equals_oracle(what: &str, default_n: u64, gen: &(dyn Fn(&mut Rng) -> Case + Sync)) {
     let seed = env_u64("YDROP_TWIN_SEED", 1);
     if let Ok(i) = std::env::var("YDROP_TWIN_ONLY") {
-        let case = gen(&mut case_rng(seed, i.parse().unwrap()));
+        let case = gen(&mut Rng::for_case(seed, i.parse().unwrap()));
         eprintln!("{}", case.describe());
         same(&case);
         return;
@@ -123,7 +93,7 @@ fn constrained_cases_change_results() {
     let pool = matrix_pool(3, 6);
     let mut changed = [0u32; 2];
     for i in 0..2000 {
-        let case = random_constrained_case(&mut case_rng(3, i), &pool, 1500);
+        let case = random_constrained_case(&mut Rng::for_case(3, i), &pool, 1500);
         let bounded = same(&case);
         let free = same(&Case { bounds: None, ..case.clone() });
         changed[case.reversed as usize] += (bounded != free) as u32;
@@ -138,7 +108,7 @@ fn random_cases_cover_the_quirks() {
     let pool = matrix_pool(2, 6);
     let (mut long, mut midway, mut first_row, mut gaps, mut boundary_ends) = (0, 0, 0, 0, 0);
     for i in 0..2000 {
-        let case = random_case(&mut case_rng(2, i), &pool, 3000);
+        let case = random_case(&mut Rng::for_case(2, i), &pool, 3000);
         let (_, end1, end2, truncated, ops) = same(&case);
         long += (end1 >= 1000) as u32;
         midway += (truncated == TRUNC_MIDWAY) as u32;
@@ -544,7 +514,7 @@ fn bounds_rows_stop_the_sweep() {
     let pool = matrix_pool(5, 6);
     let (mut stopped, mut served) = (0, 0);
     for i in 0..3000 {
-        let mut rng = case_rng(5, i);
+        let mut rng = Rng::for_case(5, i);
         let case = random_constrained_case(&mut rng, &pool, 1500);
         let whole = case.job();
         let mut r = YdropResult::EMPTY;

@@ -1,10 +1,8 @@
 //! The ksw speculation cache (src/ksw/cache.rs): recorded calls, once computed, are answered with exactly
 //! what a direct batch call gives; unknown calls miss; a call is keyed by all of its bytes.
 
-mod common;
-
-use common::ksw_cases::random_case;
-use common::Rng;
+use crate::common::ksw_cases::random_case;
+use crate::common::Rng;
 use warpalign::ksw::cache::KswCache;
 use warpalign::ksw::{extd2_batch, KswExtd2Job, KswResult};
 use warpalign::Engine;
