@@ -89,9 +89,9 @@ static void mmw_check(warpalign_status st)
 	if (st != WARPALIGN_STATUS_OK) mmw_die(warpalign_last_error());
 }
 
-const char *mmw_version(void)
+void mmw_version_note(void)
 {
-	return warpalign_version();
+	fprintf(stderr, "[M::warpalign] version %s\n", warpalign_version());
 }
 
 /* The CUDA driver registers exit handlers while the GPU starts (in its thread), and those run first: an

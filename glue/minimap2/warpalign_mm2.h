@@ -60,8 +60,9 @@ int mmw_chain_resume(void *km, mm128_v *mv, mm128_t **a, int64_t *n_a, int *rep_
 /* 1 when the last ksw answer of this thread was a record pass's stand-in: its Z-drop test is skipped. */
 int mmw_zdrop_test_skipped(void);
 
-/* The linked warpalign library's version (static storage); touches no engine. */
-const char *mmw_version(void);
+/* --version's note on stderr: the linked warpalign library's version (stdout stays upstream's, which
+ * pipelines record); touches no engine. */
+void mmw_version_note(void);
 
 #ifdef __cplusplus
 }

@@ -26,7 +26,8 @@ void lzw_exit_ready (void)
 //----------
 //
 // lzw_version_line--
-//	The line --version adds:  the linked warpalign's version.
+//	The line --version adds on stderr:  the linked warpalign's version
+//	(stdout stays upstream's:  pipelines record it).
 //
 //----------
 
