@@ -10,9 +10,11 @@ VENDOR     := $(T)/vendor/src
 DIST       := $(T)/dist
 TOOLS      := $(T)/tools
 VERSION    := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+# the shared library's file name and SONAME (capi/build.rs): MAJOR.MINOR, as the ABI may change before 1.0
+SONAME     := libwarpalign.so.$(basename $(VERSION))
 export PKG_CONFIG_PATH := $(CURDIR)/$(DIST)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
 
-RUST_SRC   := $(shell find src capi/src capi/include ffi kernels -type f) Cargo.toml capi/Cargo.toml capi/warpalign.pc.in
+RUST_SRC   := $(shell find src capi/src capi/include ffi kernels -type f) Cargo.toml capi/Cargo.toml capi/build.rs capi/warpalign.pc.in
 
 .PHONY: all deps vendor lib tools demo test bench-pack clean
 all: tools
@@ -26,11 +28,15 @@ $(VENDOR)/minimap2/Makefile $(VENDOR)/lastz/Makefile &: vendor/manifest.tsv vend
 	vendor/fetch $(T)/vendor
 	touch $(VENDOR)/minimap2/Makefile $(VENDOR)/lastz/Makefile
 
+# lib/ holds the archive and the shared library under its SONAME only, without the `libwarpalign.so` link:
+# `-lwarpalign` (what warpalign.pc says) then links the archive, a program that starts wherever it is;
+# a program that wants the shared library names it (`-l:$(SONAME)`) and finds it at run time as any other.
 lib: $(DIST)/lib/libwarpalign.a
 $(DIST)/lib/libwarpalign.a: $(RUST_SRC) | vendor
 	$(CARGO) build --release -p warpalign-capi
 	mkdir -p $(DIST)/lib/pkgconfig $(DIST)/include
-	cp $(T)/release/libwarpalign_capi.so $(DIST)/lib/libwarpalign.so
+	rm -f $(DIST)/lib/libwarpalign.so*
+	cp $(T)/release/libwarpalign_capi.so $(DIST)/lib/$(SONAME)
 	cp capi/include/warpalign.h $(DIST)/include/
 	sed -e 's|@PREFIX@|$(CURDIR)/$(DIST)|' -e 's|@VERSION@|$(VERSION)|' capi/warpalign.pc.in > $(DIST)/lib/pkgconfig/warpalign.pc
 	cp $(T)/release/libwarpalign_capi.a $@

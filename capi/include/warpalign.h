@@ -41,7 +41,8 @@ typedef enum warpalign_backend {
 typedef enum warpalign_status {
   WARPALIGN_STATUS_OK = 0,
   /**
-   * A null pointer, a negative length, mismatched sizes, or a bad `WARPALIGN_BACKEND`.
+   * A null pointer, a job outside its documented contract (checked before any work), or a bad
+   * `WARPALIGN_BACKEND`.
    */
   WARPALIGN_STATUS_INVALID_ARGUMENT = 1,
   /**
@@ -119,6 +120,13 @@ typedef struct warpalign_chain_dp_result {
 
 /**
  * One `ksw_extd2_sse` call (dual affine gaps); the fields are that function's arguments.
+ *
+ * The C API refuses a job (WARPALIGN_STATUS_INVALID_ARGUMENT, before any work) unless, as upstream's
+ * `int` arithmetic needs: `qlen, tlen >= 0` (0: upstream's reset result), `query`/`target` non-null when
+ * their length is positive, `m >= 2` and `mat` non-null; `qlen + tlen + band <= INT32_MAX - 15`, `band`
+ * being `w` (or `max(qlen, tlen)` when `w < 0`); `tlen <= 536870896` (the `int` size of upstream's
+ * score row); `zdrop < 0` or `zdrop <= INT32_MAX - 128 (qlen + tlen)`; `-2^30 <= end_bonus <=
+ * INT32_MAX - 128 (qlen + tlen)`; with `KSW_EZ_GENERIC_SC` every base `< m` (bases index `mat`).
  */
 typedef struct warpalign_ksw_extd2_job {
   int32_t qlen;
@@ -163,6 +171,14 @@ typedef struct warpalign_ksw_result {
 
 /**
  * One `ksw_exts2_sse` call (splice-aware); `junc` may be null.
+ *
+ * The C API refuses a job (WARPALIGN_STATUS_INVALID_ARGUMENT, before any work) unless, as upstream's
+ * `int` arithmetic needs: `qlen, tlen >= 0` (0: upstream's reset result), `query`/`target` non-null when
+ * their length is positive, `m >= 2` and `mat` non-null; `qlen + tlen + band <= INT32_MAX - 15`, `band`
+ * being `w` (or `max(qlen, tlen)` when `w < 0`) (exts2 has no band: 0); `tlen <= 536870896` (the `int` size of upstream's
+ * score row); `zdrop < 0` or `zdrop <= INT32_MAX - 128 (qlen + tlen)`; `-2^30 <= end_bonus <=
+ * INT32_MAX - 128 (qlen + tlen)`; with `KSW_EZ_GENERIC_SC` every base `< m` (bases index `mat`). Also `e != 0` (upstream divides by
+ * it) and not both `KSW_EZ_SPLICE_FOR` and `KSW_EZ_SPLICE_REV` (upstream asserts); `junc` covers `tlen` bytes.
  */
 typedef struct warpalign_ksw_exts2_job {
   int32_t qlen;
@@ -184,7 +200,7 @@ typedef struct warpalign_ksw_exts2_job {
 } warpalign_ksw_exts2_job;
 
 /**
- * One `ksw_extz2_sse` call (single affine gap).
+ * One `ksw_extz2_sse` call (single affine gap). Its contract is warpalign_ksw_extd2_job's.
  */
 typedef struct warpalign_ksw_extz2_job {
   int32_t qlen;
@@ -344,6 +360,12 @@ typedef struct warpalign_ydrop_bounds {
  * `b = rev2 + len2 - anchor2 - 1`, `n = anchor2 + 1 - low2`;
  * right half (`reversed = 0`): `a = seq1 + anchor1 + 1`, `m = high1 - anchor1 - 1`,
  * `b = seq2 + anchor2 + 1`, `n = high2 - anchor2 - 1`.
+ *
+ * The C API refuses a job (WARPALIGN_STATUS_INVALID_ARGUMENT, before any work) with a null `a`/`b` of
+ * positive length, a null `sub`, a malformed `bounds`, or scoring outside what LASTZ's `int` arithmetic
+ * holds: `0 <= gap_extend` and `0 <= gap_open + gap_extend` (LASTZ's own checks), both at most 214748365
+ * (the room below LASTZ's `negInfinity`, -0.9 * 2^31, that a gap penalty is taken from), and
+ * `0 <= y_drop` with `y_drop / gap_extend + 6 <= INT32_MAX` (its `yDropTail`).
  */
 typedef struct warpalign_ydrop_job {
   /**
@@ -500,7 +522,8 @@ void warpalign_shutdown(void);
 const char *warpalign_version(void);
 
 /**
- * The last error message of this thread ("" if none). Valid until this thread's next warpalign call.
+ * The error message of this thread's last warpalign call: "" when that call succeeded (every call but this
+ * one sets it). Valid until this thread's next warpalign call.
  */
 const char *warpalign_last_error(void);
 
@@ -550,7 +573,9 @@ void warpalign_chain_dp_results_free(struct warpalign_chain_dp_result *results, 
 
 /**
  * Runs `n` `ksw_extd2_sse` jobs. `results[i]` is overwritten (not freed) with job i's output; its CIGAR
- * is `malloc`ed: release with warpalign_ksw_results_free. Jobs' memory must stay valid for the call.
+ * is `malloc`ed: release with warpalign_ksw_results_free. Jobs' memory must stay valid for the call. A job
+ * outside its contract (see warpalign_ksw_extd2_job) fails the whole batch with
+ * WARPALIGN_STATUS_INVALID_ARGUMENT before any work, naming the job.
  */
 enum warpalign_status warpalign_ksw_extd2_batch(const struct warpalign_ctx *ctx,
                                                 const struct warpalign_ksw_extd2_job *jobs,
@@ -597,7 +622,8 @@ void warpalign_ksw_cache_clear(struct warpalign_ksw_cache *cache);
  * Looks up one `ksw_extd2_sse` call. Returns 1 when it is known: `*out` is overwritten with every output
  * field (what it held is not freed) and its CIGAR is lent by the cache (do not free it; valid until
  * `warpalign_ksw_cache_clear`). Returns 0 when unknown, recording the call when `record` is non-zero
- * (its sequences are copied). Returns -1 on a NULL argument (see warpalign_last_error).
+ * (its sequences are copied). Returns -1, recording nothing, on a NULL argument or a job outside its
+ * contract (see warpalign_ksw_extd2_job and warpalign_last_error).
  */
 int32_t warpalign_ksw_cache_extd2(const struct warpalign_ksw_cache *cache,
                                   const struct warpalign_ksw_extd2_job *job,
@@ -646,7 +672,8 @@ void warpalign_ksw_cache_stats(const struct warpalign_ksw_cache *cache,
 /**
  * Runs `n` LASTZ `ydrop_one_sided_align` jobs (see warpalign_ydrop_job for the sequence convention, and
  * warpalign_ydrop_bounds for a constrained job's earlier alignments). `results[i]` is overwritten (not freed) with job i's output; its `ops` are `malloc`ed:
- * release with warpalign_ydrop_results_free. Jobs' memory must stay valid for the call.
+ * release with warpalign_ydrop_results_free. Jobs' memory must stay valid for the call. A job outside its
+ * contract (see warpalign_ydrop_job) fails the whole batch with WARPALIGN_STATUS_INVALID_ARGUMENT before any work.
  */
 enum warpalign_status warpalign_ydrop_batch(const struct warpalign_ctx *ctx,
                                             const struct warpalign_ydrop_job *jobs,

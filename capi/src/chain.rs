@@ -1,6 +1,6 @@
 //! C entry points of the chain engine.
 
-use crate::{batch_args, guard, WarpalignCtx, WarpalignStatus};
+use crate::{batch_args, clear_last_error, guard, WarpalignCtx, WarpalignStatus};
 use warpalign::chain::{self, ChainDpJob, ChainDpResult};
 
 /// Runs `n` `mg_lchain_dp` jobs. `results[i]` is overwritten (not freed) with the chains and compacted
@@ -22,6 +22,7 @@ pub extern "C" fn warpalign_chain_dp_batch(
 /// Frees the arrays of `n` chain results and zeroes them. NULL is ignored.
 #[no_mangle]
 pub extern "C" fn warpalign_chain_dp_results_free(results: *mut ChainDpResult, n: usize) {
+    clear_last_error();
     if results.is_null() {
         return;
     }

@@ -1,10 +1,12 @@
 //! C entry points of the ksw engine.
 
-use crate::{batch_args, guard, WarpalignCtx, WarpalignStatus};
+use crate::{batch_args, clear_last_error, contract, guard, WarpalignCtx, WarpalignStatus};
 use warpalign::ksw::{self, KswExtd2Job, KswExts2Job, KswExtz2Job, KswResult};
 
 /// Runs `n` `ksw_extd2_sse` jobs. `results[i]` is overwritten (not freed) with job i's output; its CIGAR
-/// is `malloc`ed: release with warpalign_ksw_results_free. Jobs' memory must stay valid for the call.
+/// is `malloc`ed: release with warpalign_ksw_results_free. Jobs' memory must stay valid for the call. A job
+/// outside its contract (see warpalign_ksw_extd2_job) fails the whole batch with
+/// WARPALIGN_STATUS_INVALID_ARGUMENT before any work, naming the job.
 #[no_mangle]
 pub extern "C" fn warpalign_ksw_extd2_batch(
     ctx: *const WarpalignCtx,
@@ -14,6 +16,7 @@ pub extern "C" fn warpalign_ksw_extd2_batch(
 ) -> WarpalignStatus {
     guard("warpalign_ksw_extd2_batch", || {
         let (engine, jobs, results) = batch_args(ctx, jobs, n, results)?;
+        contract::all("ksw", jobs, contract::extd2)?;
         ksw::extd2_batch(engine, jobs, results)
     })
 }
@@ -28,6 +31,7 @@ pub extern "C" fn warpalign_ksw_exts2_batch(
 ) -> WarpalignStatus {
     guard("warpalign_ksw_exts2_batch", || {
         let (engine, jobs, results) = batch_args(ctx, jobs, n, results)?;
+        contract::all("ksw", jobs, contract::exts2)?;
         ksw::exts2_batch(engine, jobs, results)
     })
 }
@@ -42,6 +46,7 @@ pub extern "C" fn warpalign_ksw_extz2_batch(
 ) -> WarpalignStatus {
     guard("warpalign_ksw_extz2_batch", || {
         let (engine, jobs, results) = batch_args(ctx, jobs, n, results)?;
+        contract::all("ksw", jobs, contract::extz2)?;
         ksw::extz2_batch(engine, jobs, results)
     })
 }
@@ -49,6 +54,7 @@ pub extern "C" fn warpalign_ksw_extz2_batch(
 /// Frees the CIGARs of `n` results and zeroes them. NULL is ignored.
 #[no_mangle]
 pub extern "C" fn warpalign_ksw_results_free(results: *mut KswResult, n: usize) {
+    clear_last_error();
     if results.is_null() {
         return;
     }

@@ -6,7 +6,7 @@
 //! of its own), `warpalign_ksw_cache_compute` after each, then a final pass asking with `record = 0`
 //! (a miss is computed by the tool, e.g. with a one-job batch call), then `warpalign_ksw_cache_clear`.
 
-use crate::{guard, WarpalignCtx, WarpalignStatus};
+use crate::{clear_last_error, contract, guard, quiet, WarpalignCtx, WarpalignStatus};
 use warpalign::ksw::cache::{KswCache, KswCacheStats};
 use warpalign::ksw::{KswExtd2Job, KswExts2Job, KswExtz2Job, KswResult};
 use warpalign::Error;
@@ -19,25 +19,22 @@ pub struct WarpalignKswCache {
 /// Creates an empty cache.
 #[no_mangle]
 pub extern "C" fn warpalign_ksw_cache_create() -> *mut WarpalignKswCache {
+    clear_last_error();
     Box::into_raw(Box::new(WarpalignKswCache { cache: KswCache::new() }))
 }
 
 /// Destroys a cache (NULL is ignored); every CIGAR it lent becomes invalid.
 #[no_mangle]
 pub extern "C" fn warpalign_ksw_cache_destroy(cache: *mut WarpalignKswCache) {
-    if !cache.is_null() {
-        // SAFETY: cache came from Box::into_raw in warpalign_ksw_cache_create and is destroyed once.
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(unsafe { Box::from_raw(cache) })));
-    }
+    // SAFETY: cache came from Box::into_raw in warpalign_ksw_cache_create and is destroyed once.
+    let _ = quiet(|| (!cache.is_null()).then(|| drop(unsafe { Box::from_raw(cache) })));
 }
 
 /// Forgets every call; every CIGAR it lent becomes invalid. No lookup may run meanwhile.
 #[no_mangle]
 pub extern "C" fn warpalign_ksw_cache_clear(cache: *mut WarpalignKswCache) {
     // SAFETY: a live cache or NULL.
-    if let Some(c) = unsafe { cache.as_ref() } {
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| c.cache.clear()));
-    }
+    let _ = quiet(|| unsafe { cache.as_ref() }.map(|c| c.cache.clear()));
 }
 
 fn lookup<J>(
@@ -45,6 +42,7 @@ fn lookup<J>(
     job: *const J,
     record: i32,
     out: *mut KswResult,
+    check: fn(&J) -> Result<(), String>,
     get: unsafe fn(&KswCache, &J, bool, &mut KswResult) -> bool,
 ) -> i32 {
     let mut hit = false;
@@ -54,6 +52,8 @@ fn lookup<J>(
         let (Some(c), Some(j), Some(o)) = (c, j, o) else {
             return Err(Error::InvalidArgument("null cache, job or result".into()));
         };
+        // refused here, a bad call is never recorded: compute then runs only calls that can run
+        check(j).map_err(Error::InvalidArgument)?;
         // SAFETY: the job's pointers cover its lengths (the documented contract).
         hit = unsafe { get(&c.cache, j, record != 0, o) };
         Ok(())
@@ -67,22 +67,23 @@ fn lookup<J>(
 /// Looks up one `ksw_extd2_sse` call. Returns 1 when it is known: `*out` is overwritten with every output
 /// field (what it held is not freed) and its CIGAR is lent by the cache (do not free it; valid until
 /// `warpalign_ksw_cache_clear`). Returns 0 when unknown, recording the call when `record` is non-zero
-/// (its sequences are copied). Returns -1 on a NULL argument (see warpalign_last_error).
+/// (its sequences are copied). Returns -1, recording nothing, on a NULL argument or a job outside its
+/// contract (see warpalign_ksw_extd2_job and warpalign_last_error).
 #[no_mangle]
 pub extern "C" fn warpalign_ksw_cache_extd2(cache: *const WarpalignKswCache, job: *const KswExtd2Job, record: i32, out: *mut KswResult) -> i32 {
-    lookup(cache, job, record, out, KswCache::get_extd2)
+    lookup(cache, job, record, out, contract::extd2, KswCache::get_extd2)
 }
 
 /// As warpalign_ksw_cache_extd2, for `ksw_exts2_sse` calls.
 #[no_mangle]
 pub extern "C" fn warpalign_ksw_cache_exts2(cache: *const WarpalignKswCache, job: *const KswExts2Job, record: i32, out: *mut KswResult) -> i32 {
-    lookup(cache, job, record, out, KswCache::get_exts2)
+    lookup(cache, job, record, out, contract::exts2, KswCache::get_exts2)
 }
 
 /// As warpalign_ksw_cache_extd2, for `ksw_extz2_sse` calls.
 #[no_mangle]
 pub extern "C" fn warpalign_ksw_cache_extz2(cache: *const WarpalignKswCache, job: *const KswExtz2Job, record: i32, out: *mut KswResult) -> i32 {
-    lookup(cache, job, record, out, KswCache::get_extz2)
+    lookup(cache, job, record, out, contract::extz2, KswCache::get_extz2)
 }
 
 /// Computes every recorded call (one batch per kind, on the context's backend); `*n_computed` (may be
@@ -125,6 +126,7 @@ pub extern "C" fn warpalign_ksw_cache_compute_background(ctx: *const WarpalignCt
 /// Writes the counters accumulated since the last call into `*out` and resets them.
 #[no_mangle]
 pub extern "C" fn warpalign_ksw_cache_stats(cache: *const WarpalignKswCache, out: *mut KswCacheStats) {
+    clear_last_error();
     // SAFETY: a live cache and a writable stats struct, or NULLs.
     if let (Some(c), Some(o)) = (unsafe { cache.as_ref() }, unsafe { out.as_mut() }) {
         *o = c.cache.take_stats();

@@ -1,16 +1,19 @@
 //! warpalign's C ABI. Every function is thread safe, never unwinds into C, and reports failure by a
-//! `warpalign_status` with a message for `warpalign_last_error()` (per thread).
+//! `warpalign_status` with a message for `warpalign_last_error()` (per thread). A panic caught inside a call
+//! prints nothing: its message goes to `warpalign_last_error()` only.
 //!
 //! Typical use: `warpalign_ctx_create()` once, any number of `*_batch` calls from any threads, then
 //! `warpalign_ctx_destroy()`. Results own `malloc`ed arrays; free them with the matching `*_results_free`.
 
 mod chain;
+mod contract;
 mod ksw;
 mod ksw_cache;
 mod ydrop;
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::ffi::{c_char, CStr, CString};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use warpalign::{BackendChoice, Engine, Error};
 
 /// Status code of every batch call.
@@ -18,7 +21,8 @@ use warpalign::{BackendChoice, Engine, Error};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WarpalignStatus {
     Ok = 0,
-    /// A null pointer, a negative length, mismatched sizes, or a bad `WARPALIGN_BACKEND`.
+    /// A null pointer, a job outside its documented contract (checked before any work), or a bad
+    /// `WARPALIGN_BACKEND`.
     InvalidArgument = 1,
     /// The GPU failed mid-batch; the batch's results are not valid.
     Gpu = 2,
@@ -48,6 +52,49 @@ fn set_last_error(msg: &str) {
     LAST_ERROR.with(|e| *e.borrow_mut() = c);
 }
 
+/// Every entry point but warpalign_last_error starts here: its message is "" unless this call fails.
+pub(crate) fn clear_last_error() {
+    LAST_ERROR.with(|e| {
+        if !e.borrow().is_empty() {
+            *e.borrow_mut() = CString::default();
+        }
+    });
+}
+
+thread_local! {
+    /// Depth of C calls on this thread running under [`quiet`].
+    static IN_CALL: Cell<u32> = const { Cell::new(0) };
+}
+/// C calls under [`quiet`] in flight, on every thread.
+static CALLS: AtomicUsize = AtomicUsize::new(0);
+
+/// Catches a panic of `f` without the panic hook printing it (the caller reports it as a status). Panics of
+/// code outside C calls keep the hook that was installed before: a Rust program using the library directly
+/// still sees its panics. A rayon worker (the engines' batch threads) is quiet only while a C call is in
+/// flight, as its panic then belongs to that call, which catches it; the library's own threads
+/// (`warpalign-*`, e.g. the y-drop workers computing ahead) catch theirs and report them through a call.
+pub(crate) fn quiet<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let earlier = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let ours = IN_CALL.with(Cell::get) > 0
+                || (rayon::current_thread_index().is_some() && CALLS.load(Ordering::SeqCst) > 0)
+                || std::thread::current().name().is_some_and(|n| n.starts_with("warpalign-"));
+            if !ours {
+                earlier(info);
+            }
+        }));
+    });
+    clear_last_error();
+    IN_CALL.with(|c| c.set(c.get() + 1));
+    CALLS.fetch_add(1, Ordering::SeqCst);
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+    CALLS.fetch_sub(1, Ordering::SeqCst);
+    IN_CALL.with(|c| c.set(c.get() - 1));
+    r
+}
+
 fn status_of(e: &Error) -> WarpalignStatus {
     match e {
         Error::InvalidArgument(_) => WarpalignStatus::InvalidArgument,
@@ -56,9 +103,9 @@ fn status_of(e: &Error) -> WarpalignStatus {
     }
 }
 
-/// Runs `f`, turning an error or a panic into a status and a last-error message.
+/// Runs `f`, turning an error or a panic into a status and a last-error message ("" on success).
 pub(crate) fn guard(what: &str, f: impl FnOnce() -> warpalign::Result<()>) -> WarpalignStatus {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+    match quiet(f) {
         Ok(Ok(())) => WarpalignStatus::Ok,
         Ok(Err(e)) => {
             set_last_error(&format!("{what}: {e}"));
@@ -101,7 +148,7 @@ pub(crate) fn batch_args<'a, J, R>(
 /// `-Wl,--wrap=exit` and call it from `__wrap_exit`. Any thread; idempotent; for a process about to exit.
 #[no_mangle]
 pub extern "C" fn warpalign_shutdown() {
-    let _ = std::panic::catch_unwind(warpalign::gpu::gate::close);
+    let _ = quiet(warpalign::gpu::gate::close);
 }
 
 /// The library version, e.g. "0.1.0". Static storage.
@@ -111,10 +158,12 @@ pub extern "C" fn warpalign_version() -> *const c_char {
         Ok(v) => v,
         Err(_) => panic!("version has a NUL"),
     };
+    clear_last_error();
     V.as_ptr()
 }
 
-/// The last error message of this thread ("" if none). Valid until this thread's next warpalign call.
+/// The error message of this thread's last warpalign call: "" when that call succeeded (every call but this
+/// one sets it). Valid until this thread's next warpalign call.
 #[no_mangle]
 pub extern "C" fn warpalign_last_error() -> *const c_char {
     LAST_ERROR.with(|e| e.borrow().as_ptr())
@@ -138,16 +187,15 @@ pub extern "C" fn warpalign_ctx_create() -> *mut WarpalignCtx {
 /// callers that submit one job at a time (where the CPU is faster) beside a GPU context for their batches.
 #[no_mangle]
 pub extern "C" fn warpalign_ctx_create_cpu() -> *mut WarpalignCtx {
+    clear_last_error();
     Box::into_raw(Box::new(WarpalignCtx { engine: Engine::cpu() }))
 }
 
 /// Destroys a context made by warpalign_ctx_create or warpalign_ctx_create_cpu (NULL is ignored). No batch may be running on it.
 #[no_mangle]
 pub extern "C" fn warpalign_ctx_destroy(ctx: *mut WarpalignCtx) {
-    if !ctx.is_null() {
-        // SAFETY: ctx came from Box::into_raw in warpalign_ctx_create and is destroyed once.
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(unsafe { Box::from_raw(ctx) })));
-    }
+    // SAFETY: ctx came from Box::into_raw in warpalign_ctx_create and is destroyed once.
+    let _ = quiet(|| (!ctx.is_null()).then(|| drop(unsafe { Box::from_raw(ctx) })));
 }
 
 /// Loads every GPU kernel of the context now, so that the first batch does not wait for it (optional; any
@@ -155,17 +203,45 @@ pub extern "C" fn warpalign_ctx_destroy(ctx: *mut WarpalignCtx) {
 #[no_mangle]
 pub extern "C" fn warpalign_ctx_prepare(ctx: *const WarpalignCtx) {
     // SAFETY: a live context or NULL.
-    if let Some(c) = unsafe { ctx.as_ref() } {
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| c.engine.prepare()));
-    }
+    let _ = quiet(|| unsafe { ctx.as_ref() }.map(|c| c.engine.prepare()));
 }
 
 /// The backend the context runs on.
 #[no_mangle]
 pub extern "C" fn warpalign_ctx_backend(ctx: *const WarpalignCtx) -> WarpalignBackend {
+    clear_last_error();
     // SAFETY: a null context reads as CPU; otherwise it is live.
     match unsafe { ctx.as_ref() }.map(|c| c.engine.backend()) {
         Some(warpalign::Backend::Gpu) => WarpalignBackend::Gpu,
         _ => WarpalignBackend::Cpu,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rayon::prelude::*;
+
+    /// A panic inside a C call reaches warpalign_last_error only, also from a batch worker; one outside
+    /// reaches the hook the program had.
+    #[test]
+    fn panics_are_quiet_only_inside_c_calls() {
+        static SEEN: AtomicUsize = AtomicUsize::new(0);
+        std::panic::set_hook(Box::new(|_| {
+            SEEN.fetch_add(1, Ordering::SeqCst);
+        }));
+        assert_eq!(guard("here", || panic!("boom")), WarpalignStatus::Internal);
+        let msg = unsafe { CStr::from_ptr(warpalign_last_error()) }.to_str().unwrap().to_string();
+        assert_eq!(msg, "here: panic: boom");
+        let st = guard("par", || {
+            (0..64).into_par_iter().with_max_len(1).for_each(|i| assert!(i != 40, "in a worker"));
+            Ok(())
+        });
+        assert_eq!(st, WarpalignStatus::Internal);
+        assert_eq!(SEEN.load(Ordering::SeqCst), 0);
+        assert_eq!(guard("fine", || Ok(())), WarpalignStatus::Ok);
+        assert!(unsafe { CStr::from_ptr(warpalign_last_error()) }.to_bytes().is_empty());
+        assert!(std::panic::catch_unwind(|| panic!("outside")).is_err());
+        assert_eq!(SEEN.load(Ordering::SeqCst), 1);
     }
 }

@@ -1,6 +1,6 @@
 //! C entry points of the ydrop engine.
 
-use crate::{batch_args, guard, WarpalignCtx, WarpalignStatus};
+use crate::{batch_args, clear_last_error, contract, guard, quiet, WarpalignCtx, WarpalignStatus};
 use std::ffi::c_void;
 use warpalign::ydrop::schedule::{AlignHandle, Bounds, BoundsOf, Extended, Schedule, YdropAnchor};
 use warpalign::ydrop::{self, YdropBounds, YdropJob, YdropResult};
@@ -22,7 +22,8 @@ const _: () = assert!(WARPALIGN_YDROP_TRUNC_MIDWAY == ydrop::TRUNC_MIDWAY);
 
 /// Runs `n` LASTZ `ydrop_one_sided_align` jobs (see warpalign_ydrop_job for the sequence convention, and
 /// warpalign_ydrop_bounds for a constrained job's earlier alignments). `results[i]` is overwritten (not freed) with job i's output; its `ops` are `malloc`ed:
-/// release with warpalign_ydrop_results_free. Jobs' memory must stay valid for the call.
+/// release with warpalign_ydrop_results_free. Jobs' memory must stay valid for the call. A job outside its
+/// contract (see warpalign_ydrop_job) fails the whole batch with WARPALIGN_STATUS_INVALID_ARGUMENT before any work.
 #[no_mangle]
 pub extern "C" fn warpalign_ydrop_batch(
     ctx: *const WarpalignCtx,
@@ -32,6 +33,7 @@ pub extern "C" fn warpalign_ydrop_batch(
 ) -> WarpalignStatus {
     guard("warpalign_ydrop_batch", || {
         let (engine, jobs, results) = batch_args(ctx, jobs, n, results)?;
+        contract::all("ydrop", jobs, contract::ydrop)?;
         ydrop::one_sided_batch(engine, jobs, results)
     })
 }
@@ -40,12 +42,14 @@ pub extern "C" fn warpalign_ydrop_batch(
 /// computed ahead count whether or not a call took them).
 #[no_mangle]
 pub extern "C" fn warpalign_ydrop_cells() -> u64 {
+    clear_last_error();
     ydrop::twin::cells_swept()
 }
 
 /// Frees the edit ops of `n` results and zeroes them. NULL is ignored.
 #[no_mangle]
 pub extern "C" fn warpalign_ydrop_results_free(results: *mut YdropResult, n: usize) {
+    clear_last_error();
     if results.is_null() {
         return;
     }
@@ -115,7 +119,10 @@ impl CHost {
 impl ydrop::schedule::Host for CHost {
     fn anchor(&mut self, k: u32) -> Option<YdropAnchor> {
         let mut out = std::mem::MaybeUninit::<YdropAnchor>::uninit();
-        (unsafe { self.0.anchor.unwrap()(self.0.ctx, k, out.as_mut_ptr()) } == 1).then(|| unsafe { out.assume_init() })
+        (unsafe { self.0.anchor.unwrap()(self.0.ctx, k, out.as_mut_ptr()) } == 1)
+            .then(|| unsafe { out.assume_init() })
+            // a job outside its contract is not computed ahead: the loop's own call is refused
+            .filter(|a| a.jobs.iter().all(|j| contract::ydrop(j).is_ok()))
     }
     fn know(&mut self, k: u32) -> bool {
         unsafe { self.0.know.unwrap()(self.0.ctx, k) != 0 }
@@ -146,6 +153,7 @@ impl ydrop::schedule::Host for CHost {
         let mut out = std::mem::MaybeUninit::<[YdropJob; 2]>::uninit();
         (unsafe { self.0.early_jobs.unwrap()(self.0.ctx, pos1, pos2, out.as_mut_ptr().cast()) } == 1)
             .then(|| unsafe { out.assume_init() })
+            .filter(|jobs| jobs.iter().all(|j| contract::ydrop(j).is_ok()))
     }
     fn peak(&mut self, pos1: u32, pos2: u32, length: u32) -> u32 {
         unsafe { self.0.peak.unwrap()(self.0.ctx, pos1, pos2, length) }
@@ -185,10 +193,8 @@ pub extern "C" fn warpalign_ydrop_schedule_create(host: *const WarpalignYdropHos
 /// Drains the schedule's pool and frees it (NULL is ignored).
 #[no_mangle]
 pub extern "C" fn warpalign_ydrop_schedule_destroy(s: *mut WarpalignYdropSchedule) {
-    if !s.is_null() {
-        // SAFETY: made by Box::into_raw in warpalign_ydrop_schedule_create, destroyed once.
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| drop(unsafe { Box::from_raw(s) })));
-    }
+    // SAFETY: made by Box::into_raw in warpalign_ydrop_schedule_create, destroyed once.
+    let _ = quiet(|| (!s.is_null()).then(|| drop(unsafe { Box::from_raw(s) })));
 }
 
 /// An anchor loop begins (`none_before`: no earlier alignment exists yet). Nothing an earlier loop queued
@@ -222,6 +228,7 @@ pub extern "C" fn warpalign_ydrop_schedule_ensure(
     with_schedule("warpalign_ydrop_schedule_ensure", s, |s, host| {
         // SAFETY: a readable anchor or NULL (the caller's contract).
         let current = unsafe { current.as_ref() }.ok_or_else(|| warpalign::Error::InvalidArgument("null anchor".into()))?;
+        contract::all("ydrop", &current.jobs, contract::ydrop)?;
         s.ensure(host, i, end, current)
     })
 }
@@ -262,6 +269,7 @@ pub extern "C" fn warpalign_ydrop_schedule_extend(
         }
         // SAFETY: a readable job, writable result and flag (the caller's contract).
         let (job, result, done) = unsafe { (&*job, &mut *result, &mut *done) };
+        contract::ydrop(job).map_err(|e| warpalign::Error::InvalidArgument(format!("ydrop job: {e}")))?;
         *done = (s.extend(host, job, anchor1, constrained != 0)? == Extended::Done) as i32;
         let r = s.result();
         *result = YdropResult { score: r.score, end1: r.end1, end2: r.end2, truncated: r.truncated, n_ops: r.n_ops, ops: r.ops };
@@ -316,6 +324,7 @@ pub extern "C" fn warpalign_ydrop_schedule_early_end(s: *mut WarpalignYdropSched
 /// With `WARPALIGN_STATS=1`, once a call was made: writes the schedule's counts and times to stderr.
 #[no_mangle]
 pub extern "C" fn warpalign_ydrop_schedule_report(s: *const WarpalignYdropSchedule) {
+    clear_last_error();
     // SAFETY: a live schedule or NULL (the caller's contract).
     if let Some(text) = unsafe { s.as_ref() }.and_then(|s| s.schedule.report()) {
         eprint!("{text}");

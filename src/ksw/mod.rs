@@ -28,6 +28,13 @@ pub mod flag {
 }
 
 /// One `ksw_extd2_sse` call (dual affine gaps); the fields are that function's arguments.
+///
+/// The C API refuses a job (WARPALIGN_STATUS_INVALID_ARGUMENT, before any work) unless, as upstream's
+/// `int` arithmetic needs: `qlen, tlen >= 0` (0: upstream's reset result), `query`/`target` non-null when
+/// their length is positive, `m >= 2` and `mat` non-null; `qlen + tlen + band <= INT32_MAX - 15`, `band`
+/// being `w` (or `max(qlen, tlen)` when `w < 0`); `tlen <= 536870896` (the `int` size of upstream's
+/// score row); `zdrop < 0` or `zdrop <= INT32_MAX - 128 (qlen + tlen)`; `-2^30 <= end_bonus <=
+/// INT32_MAX - 128 (qlen + tlen)`; with `KSW_EZ_GENERIC_SC` every base `< m` (bases index `mat`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct KswExtd2Job {
@@ -49,6 +56,14 @@ pub struct KswExtd2Job {
 }
 
 /// One `ksw_exts2_sse` call (splice-aware); `junc` may be null.
+///
+/// The C API refuses a job (WARPALIGN_STATUS_INVALID_ARGUMENT, before any work) unless, as upstream's
+/// `int` arithmetic needs: `qlen, tlen >= 0` (0: upstream's reset result), `query`/`target` non-null when
+/// their length is positive, `m >= 2` and `mat` non-null; `qlen + tlen + band <= INT32_MAX - 15`, `band`
+/// being `w` (or `max(qlen, tlen)` when `w < 0`) (exts2 has no band: 0); `tlen <= 536870896` (the `int` size of upstream's
+/// score row); `zdrop < 0` or `zdrop <= INT32_MAX - 128 (qlen + tlen)`; `-2^30 <= end_bonus <=
+/// INT32_MAX - 128 (qlen + tlen)`; with `KSW_EZ_GENERIC_SC` every base `< m` (bases index `mat`). Also `e != 0` (upstream divides by
+/// it) and not both `KSW_EZ_SPLICE_FOR` and `KSW_EZ_SPLICE_REV` (upstream asserts); `junc` covers `tlen` bytes.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct KswExts2Job {
@@ -70,7 +85,7 @@ pub struct KswExts2Job {
     pub junc: *const u8,
 }
 
-/// One `ksw_extz2_sse` call (single affine gap).
+/// One `ksw_extz2_sse` call (single affine gap). Its contract is warpalign_ksw_extd2_job's.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct KswExtz2Job {

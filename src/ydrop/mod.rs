@@ -84,6 +84,12 @@ pub const TRUNC_BOUNDS: i32 = 3;
 /// `b = rev2 + len2 - anchor2 - 1`, `n = anchor2 + 1 - low2`;
 /// right half (`reversed = 0`): `a = seq1 + anchor1 + 1`, `m = high1 - anchor1 - 1`,
 /// `b = seq2 + anchor2 + 1`, `n = high2 - anchor2 - 1`.
+///
+/// The C API refuses a job (WARPALIGN_STATUS_INVALID_ARGUMENT, before any work) with a null `a`/`b` of
+/// positive length, a null `sub`, a malformed `bounds`, or scoring outside what LASTZ's `int` arithmetic
+/// holds: `0 <= gap_extend` and `0 <= gap_open + gap_extend` (LASTZ's own checks), both at most 214748365
+/// (the room below LASTZ's `negInfinity`, -0.9 * 2^31, that a gap penalty is taken from), and
+/// `0 <= y_drop` with `y_drop / gap_extend + 6 <= INT32_MAX` (its `yDropTail`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct YdropJob {
