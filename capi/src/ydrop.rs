@@ -228,7 +228,10 @@ pub extern "C" fn warpalign_ydrop_schedule_ensure(
     with_schedule("warpalign_ydrop_schedule_ensure", s, |s, host| {
         // SAFETY: a readable anchor or NULL (the caller's contract).
         let current = unsafe { current.as_ref() }.ok_or_else(|| warpalign::Error::InvalidArgument("null anchor".into()))?;
-        contract::all("ydrop", &current.jobs, contract::ydrop)?;
+        // (jobs outside their contract run in LASTZ's own function: nothing to compute ahead)
+        if current.jobs.iter().any(|j| contract::ydrop(j).is_err()) {
+            return Ok(());
+        }
         s.ensure(host, i, end, current)
     })
 }
@@ -253,7 +256,8 @@ pub extern "C" fn warpalign_ydrop_schedule_inserted(
 /// One y-drop call of the loop: `job` without bounds (they come from the host's `bounds` with `of` = 0 when
 /// `constrained`: an earlier alignment can bound or mask the call), `anchor1` the loop's anchor. Sets `*done`
 /// to 1 and writes the result, whose `ops` belong to the schedule until its next call (do not free them);
-/// or sets it to 0: run LASTZ's own function, then call warpalign_ydrop_schedule_original_done.
+/// or sets it to 0: run LASTZ's own function, then call warpalign_ydrop_schedule_original_done (also for a
+/// job outside its contract, see warpalign_ydrop_job: LASTZ's function answers it as upstream does).
 #[no_mangle]
 pub extern "C" fn warpalign_ydrop_schedule_extend(
     s: *mut WarpalignYdropSchedule,
@@ -269,7 +273,10 @@ pub extern "C" fn warpalign_ydrop_schedule_extend(
         }
         // SAFETY: a readable job, writable result and flag (the caller's contract).
         let (job, result, done) = unsafe { (&*job, &mut *result, &mut *done) };
-        contract::ydrop(job).map_err(|e| warpalign::Error::InvalidArgument(format!("ydrop job: {e}")))?;
+        if contract::ydrop(job).is_err() {
+            *done = 0;
+            return Ok(());
+        }
         *done = (s.extend(host, job, anchor1, constrained != 0)? == Extended::Done) as i32;
         let r = s.result();
         *result = YdropResult { score: r.score, end1: r.end1, end2: r.end2, truncated: r.truncated, n_ops: r.n_ops, ops: r.ops };

@@ -672,6 +672,23 @@ static void mmw_stand_in(void *km, int qlen, int tlen, int flag, ksw_extz_t *ez)
 	else if (tlen > qlen) ez->cigar = ksw_push_cigar(km, &ez->n_cigar, &ez->m_cigar, ez->cigar, KSW_CIGAR_DEL, tlen - qlen);
 }
 
+/* A call outside warpalign's contract (e.g. -E 0 with splicing: upstream divides by zero) runs upstream's own
+ * function, which answers it as unpatched minimap2 does. */
+static void mmw_ksw_upstream(void *km, mmw_kind_t kind, const void *job, ksw_extz_t *ez)
+{
+	if (kind == MMW_EXTD2) {
+		const warpalign_ksw_extd2_job *j = (const warpalign_ksw_extd2_job*)job;
+		ksw_extd2_sse(km, j->qlen, j->query, j->tlen, j->target, j->m, j->mat, j->q, j->e, j->q2, j->e2, j->w, j->zdrop, j->end_bonus, j->flag, ez);
+	} else if (kind == MMW_EXTS2) {
+		const warpalign_ksw_exts2_job *j = (const warpalign_ksw_exts2_job*)job;
+		ksw_exts2_sse(km, j->qlen, j->query, j->tlen, j->target, j->m, j->mat, j->q, j->e, j->q2, j->noncan, j->zdrop, j->end_bonus,
+					  j->junc_bonus, j->junc_pen, j->flag, j->junc, ez);
+	} else {
+		const warpalign_ksw_extz2_job *j = (const warpalign_ksw_extz2_job*)job;
+		ksw_extz2_sse(km, j->qlen, j->query, j->tlen, j->target, j->m, j->mat, j->q, j->e, j->w, j->zdrop, j->end_bonus, j->flag, ez);
+	}
+}
+
 static void mmw_ksw(void *km, mmw_kind_t kind, const void *job, int qlen, int tlen, int flag, ksw_extz_t *ez)
 {
 	warpalign_ksw_result r;
@@ -684,7 +701,10 @@ static void mmw_ksw(void *km, mmw_kind_t kind, const void *job, int qlen, int tl
 		hit = kind == MMW_EXTD2? warpalign_ksw_cache_extd2(b->cache, (const warpalign_ksw_extd2_job*)job, record, &r)
 			: kind == MMW_EXTS2? warpalign_ksw_cache_exts2(b->cache, (const warpalign_ksw_exts2_job*)job, record, &r)
 			: warpalign_ksw_cache_extz2(b->cache, (const warpalign_ksw_extz2_job*)job, record, &r);
-		if (hit < 0) mmw_die(warpalign_last_error());
+		if (hit < 0) { /* outside warpalign's contract: upstream answers it */
+			mmw_ksw_upstream(km, kind, job, ez);
+			return;
+		}
 		if (hit) { /* the CIGAR is the cache's */
 			mmw_ksw_copy(km, &r, ez);
 			return;
@@ -698,6 +718,10 @@ static void mmw_ksw(void *km, mmw_kind_t kind, const void *job, int qlen, int tl
 	st = kind == MMW_EXTD2? warpalign_ksw_extd2_batch(mmw_get_cpu_ctx(), (const warpalign_ksw_extd2_job*)job, 1, &r)
 		: kind == MMW_EXTS2? warpalign_ksw_exts2_batch(mmw_get_cpu_ctx(), (const warpalign_ksw_exts2_job*)job, 1, &r)
 		: warpalign_ksw_extz2_batch(mmw_get_cpu_ctx(), (const warpalign_ksw_extz2_job*)job, 1, &r);
+	if (st == WARPALIGN_STATUS_INVALID_ARGUMENT) {
+		mmw_ksw_upstream(km, kind, job, ez);
+		return;
+	}
 	mmw_check(st);
 	mmw_ksw_copy(km, &r, ez);
 	warpalign_ksw_results_free(&r, 1);
