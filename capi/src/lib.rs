@@ -44,17 +44,18 @@ pub struct WarpalignCtx {
 }
 
 thread_local! {
+    // (every access tolerates its destruction: tools call in from exit handlers, after the main thread's)
     static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
 }
 
 fn set_last_error(msg: &str) {
     let c = CString::new(msg.replace('\0', " ")).unwrap_or_default();
-    LAST_ERROR.with(|e| *e.borrow_mut() = c);
+    let _ = LAST_ERROR.try_with(|e| *e.borrow_mut() = c);
 }
 
 /// Every entry point but warpalign_last_error starts here: its message is "" unless this call fails.
 pub(crate) fn clear_last_error() {
-    LAST_ERROR.with(|e| {
+    let _ = LAST_ERROR.try_with(|e| {
         if !e.borrow().is_empty() {
             *e.borrow_mut() = CString::default();
         }
@@ -166,7 +167,7 @@ pub extern "C" fn warpalign_version() -> *const c_char {
 /// one sets it). Valid until this thread's next warpalign call.
 #[no_mangle]
 pub extern "C" fn warpalign_last_error() -> *const c_char {
-    LAST_ERROR.with(|e| e.borrow().as_ptr())
+    LAST_ERROR.try_with(|e| e.borrow().as_ptr()).unwrap_or(c"".as_ptr())
 }
 
 /// Creates a context on the backend `WARPALIGN_BACKEND` asks for (`auto`, the default, `cpu` or `gpu`).
