@@ -71,7 +71,30 @@ pub(crate) enum RowStart {
     Truncated,
 }
 
+/// Row 0's cells (C, and D for row 1) from column 0, as both sweeps store them: C[0][0] = 0, then an
+/// insertion run while the PREVIOUS C is within y-drop, so the first C below -yDrop is stored too (LASTZ's
+/// notes 8, 10, 13).
+pub(crate) fn row0(n: u32, gap_e: i32, gap_oe: i32, y_drop: i32) -> impl Iterator<Item = (i32, i32)> {
+    let insertions = (1..=n).scan((gap_oe.wrapping_neg(), 0), move |(c, c_prev), _| {
+        (*c_prev >= y_drop.wrapping_neg()).then(|| {
+            let cell = (*c, c.wrapping_sub(gap_oe));
+            (*c_prev, *c) = (*c, c.wrapping_sub(gap_e));
+            cell
+        })
+    });
+    std::iter::once((0, gap_oe.wrapping_neg())).chain(insertions)
+}
+
 impl Scratch {
+    /// Starts a fill's traceback with row 0's `len` links: none from its first cell, insertions after it.
+    pub(crate) fn start_fill(&mut self, len: u32) {
+        self.tb.clear();
+        self.tb_row.clear();
+        self.tb_row.push(0);
+        self.tb.push(0);
+        self.tb.resize(len as usize, FROM_I);
+    }
+
     /// Starts `row` (both sweeps): lets `bounds` move `[ly, ry)`, widens an empty range to `ly`, checks that
     /// the row fits the traceback memory and records where its links start.
     #[inline(always)]
@@ -124,27 +147,14 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
     let y_drop = p.y_drop;
     let y_drop_tail = y_drop_tail(gap_e, y_drop, n);
 
-    s.tb.clear();
-    s.tb_row.clear();
-    s.tb_row.push(0);
-
-    // row 0: C[0][0] = 0, then an insertion run while the PREVIOUS C is within y-drop, so the first C below
-    // -yDrop is stored too (LASTZ's notes 8, 10, 13)
-    *s.cell(0) = Cell { c: 0, d: gap_oe.wrapping_neg() };
-    s.tb.push(0);
-    let mut c = gap_oe.wrapping_neg();
-    let mut c_prev = 0;
-    let mut col: u32 = 1;
-    while col <= n && c_prev >= y_drop.wrapping_neg() {
-        *s.cell(col as usize) = Cell { c, d: c.wrapping_sub(gap_oe) };
-        c_prev = c;
-        c = c.wrapping_sub(gap_e);
-        s.tb.push(FROM_I);
-        col += 1;
+    let mut ry: u32 = 0;
+    for (c, d) in row0(n, gap_e, gap_oe, y_drop) {
+        *s.cell(ry as usize) = Cell { c, d };
+        ry += 1;
     }
+    s.start_fill(ry);
 
     let mut ly: u32 = 0;
-    let mut ry: u32 = col;
     let (mut end1, mut end2) = (0u32, 0u32);
     let mut best: i32 = 0;
     // cells below this are pruned: `best - yDrop`, kept with `best`
@@ -178,7 +188,7 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
         let mut dp: usize = (ly - prev_ly) as usize;
         let mut np_col = ly;
         let mut i = NEG_INF;
-        c = NEG_INF;
+        let mut c = NEG_INF;
 
         // every visited cell gets one link, 0 when pruned (the zero fill)
         let (first, stop) = (ly, ry.min(n + 1));
