@@ -1,9 +1,9 @@
 //! `ksw_extd2_sse` and `ksw_exts2_sse` batches on the GPU (kernels/ksw.cu), bit-exact with the twins
 //! (`twin::extd2`, `twin::exts2`).
 //!
-//! Per job the host computes the derived constants exactly as the twin does (gap swap, long_thres,
-//! long_diff, sc_N, band width, traceback row size) and builds the s/sf/qr image of the C allocation (for
-//! exts2 followed by the donor and acceptor signals). The kernel `ksw_extd2_dp` (`ksw_exts2_dp`) runs one
+//! Per job the host takes the twin's own prologue (`twin::extd2_gaps`, `twin::exts2_gaps`: gap swap,
+//! long_thres, long_diff, sc_N), adds the band width and traceback row size, and builds the s/sf/qr image
+//! of the C allocation (for exts2 followed by the donor and acceptor signals). The kernel `ksw_extd2_dp` (`ksw_exts2_dp`) runs one
 //! thread block per job with the band window in shared memory (`W` cells, a power of two over the widest
 //! band; the `_g` kernels keep it in global memory when it does not fit); `ksw_bt` backtracks one job per
 //! thread over the traceback bytes kept in GPU memory, `ksw_pack` compacts the CIGARs. Jobs are grouped by window size; each group runs on its own stream and host thread
