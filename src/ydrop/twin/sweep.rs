@@ -122,11 +122,14 @@ impl Scratch {
     }
 }
 
-/// Where the sweep ended.
+/// Where a sweep ended, kept as it runs (both sweeps): the best substitution-ended score and, with
+/// `--noytrim`, the best boundary score, the cell that set the end last, how the sweep stopped and what it read.
 pub(crate) struct Fill {
-    pub score: i32,
+    pub best: i32,
+    pub boundary: i32,
     pub end1: u32,
     pub end2: u32,
+    pub end_is_boundary: bool,
     /// The traceback memory ran out before some row (LASTZ's truncation report case).
     pub truncated: bool,
     /// The sweep reached a row its bounds do not serve (nothing else is set).
@@ -134,6 +137,45 @@ pub(crate) struct Fill {
     /// Bases of `a` and bytes of `b` the sweep read (prefixes): all a dump must keep to replay the call.
     pub a_read: u32,
     pub b_read: u32,
+}
+
+impl Fill {
+    /// Before row 1.
+    pub(crate) const START: Fill = Fill {
+        best: 0,
+        boundary: NEG_INF,
+        end1: 0,
+        end2: 0,
+        end_is_boundary: false,
+        truncated: false,
+        beyond_bounds: false,
+        a_read: 0,
+        b_read: 0,
+    };
+
+    pub(crate) fn score(&self) -> i32 {
+        if self.end_is_boundary {
+            self.boundary
+        } else {
+            self.best
+        }
+    }
+
+    /// The traceback bytes an entered row may take, or None where the sweep stops (noted here).
+    #[inline(always)]
+    pub(crate) fn enter(&mut self, start: RowStart) -> Option<i32> {
+        match start {
+            RowStart::Entered(tb_needed) => Some(tb_needed),
+            RowStart::BeyondBounds => {
+                self.beyond_bounds = true;
+                None
+            }
+            RowStart::Truncated => {
+                self.truncated = true;
+                None
+            }
+        }
+    }
 }
 
 /// Runs the sweep over `a` (rows, `m = a.len()`) and `b` (columns; `b.len() == n + 1`: LASTZ reads the
@@ -155,35 +197,19 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
     s.start_fill(ry);
 
     let mut ly: u32 = 0;
-    let (mut end1, mut end2) = (0u32, 0u32);
-    let mut best: i32 = 0;
+    let mut f = Fill::START;
     // cells below this are pruned: `best - yDrop`, kept with `best`
-    let mut floor = best.wrapping_sub(y_drop);
-    let mut boundary: i32 = NEG_INF;
-    let mut end_is_boundary = false;
-    let mut truncated = false;
-    let mut beyond_bounds = false;
-    let (mut a_read, mut b_read) = (0u32, 0u32);
+    let mut floor = f.best.wrapping_sub(y_drop);
 
     for row in 1..=m {
         let prev_ly = ly;
-        let tb_needed = match s.start_row(bounds, p, y_drop_tail, row, &mut ly, &mut ry) {
-            RowStart::Entered(n) => n,
-            RowStart::BeyondBounds => {
-                beyond_bounds = true;
-                break;
-            }
-            RowStart::Truncated => {
-                truncated = true;
-                break;
-            }
-        };
+        let Some(tb_needed) = f.enter(s.start_row(bounds, p, y_drop_tail, row, &mut ly, &mut ry)) else { break };
         if s.cells.len() < tb_needed.max(0) as usize {
             s.cells.resize(tb_needed as usize, Cell::default());
         }
 
         let sub: &[i32; 256] = p.sub[a[row as usize - 1] as usize * 256..][..256].try_into().unwrap();
-        a_read = row;
+        f.a_read = row;
         let mut dq: usize = 0;
         let mut dp: usize = (ly - prev_ly) as usize;
         let mut np_col = ly;
@@ -226,16 +252,16 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
             } else {
                 // only substitution-ended cells move the end: the latest cell wins a tie, and with
                 // --noytrim a boundary cell recorded after it in the same cell wins over it
-                if c >= best {
-                    best = c;
-                    floor = best.wrapping_sub(y_drop);
-                    (end1, end2) = (row, col);
-                    end_is_boundary = false;
+                if c >= f.best {
+                    f.best = c;
+                    floor = f.best.wrapping_sub(y_drop);
+                    (f.end1, f.end2) = (row, col);
+                    f.end_is_boundary = false;
                 }
-                if !p.trim_to_peak && c >= boundary && (row == m || col == n) {
-                    boundary = c;
-                    (end1, end2) = (row, col);
-                    end_is_boundary = true;
+                if !p.trim_to_peak && c >= f.boundary && (row == m || col == n) {
+                    f.boundary = c;
+                    (f.end1, f.end2) = (row, col);
+                    f.end_is_boundary = true;
                 }
                 let c_open = c.wrapping_sub(gap_oe);
                 let d_ext = d.wrapping_sub(gap_e);
@@ -270,7 +296,7 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
             }
             c = next;
         }
-        b_read = b_read.max(stop);
+        f.b_read = f.b_read.max(stop);
 
         if ly >= ry {
             break;
@@ -297,6 +323,5 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
         }
     }
 
-    let score = if end_is_boundary { boundary } else { best };
-    Fill { score, end1, end2, truncated, beyond_bounds, a_read, b_read }
+    f
 }

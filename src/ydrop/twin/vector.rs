@@ -12,7 +12,7 @@
 //! A call whose values could leave the scans' int32 range (the limits the GPU kernel's host admits) gives
 //! up with None, before or during the sweep, and runs on the sweep.
 
-use super::sweep::{row0, y_drop_tail, Fill, Params, RowStart, Scratch, FROM_I, NEG_INF};
+use super::sweep::{row0, y_drop_tail, Fill, Params, Scratch, FROM_I, NEG_INF};
 use super::Constraints;
 
 const SUB_ABS_MAX: u32 = 1 << 27;
@@ -112,25 +112,11 @@ pub(crate) fn fill<K: Constraints>(
     let mut prev_base: u32 = 0;
 
     let mut ly: u32 = 0;
-    let (mut end1, mut end2) = (0u32, 0u32);
-    let mut best: i32 = 0;
-    let mut boundary: i32 = NEG_INF;
-    let mut end_is_boundary = false;
-    let mut truncated = false;
-    let mut beyond_bounds = false;
-    let (mut a_read, mut b_read) = (0u32, 0u32);
+    let mut f = Fill::START;
 
     for row in 1..=m {
-        match s.start_row(bounds, p, y_drop_tail, row, &mut ly, &mut ry) {
-            RowStart::Entered(_) => {}
-            RowStart::BeyondBounds => {
-                beyond_bounds = true;
-                break;
-            }
-            RowStart::Truncated => {
-                truncated = true;
-                break;
-            }
+        if f.enter(s.start_row(bounds, p, y_drop_tail, row, &mut ly, &mut ry)).is_none() {
+            break;
         }
         let x = a[row as usize - 1] as usize;
         let srow: &[i32; 256] = p.sub[x * 256..][..256].try_into().unwrap();
@@ -145,10 +131,10 @@ pub(crate) fn fill<K: Constraints>(
             }
         }
         let slot = v.slot_of[x] as usize;
-        if best > BEST_MAX {
+        if f.best > BEST_MAX {
             return None;
         }
-        a_read = row;
+        f.a_read = row;
 
         let ly0 = ly;
         let stop = ry.min(n + 1);
@@ -203,7 +189,7 @@ pub(crate) fn fill<K: Constraints>(
             // the row's last column (grown above), the profile holds scores up to b[stop - 2] and TAIL
             // more (ly0 >= 1 where offset -1 is read), tb has width + TAIL spare bytes, and the masks are
             // ascending columns in ly0..stop.
-            let out = unsafe { scan_row_in(lanes, io, &k, best, boundary) };
+            let out = unsafe { scan_row_in(lanes, io, &k, f.best, f.boundary) };
             // SAFETY: scan_row wrote the row's width bytes.
             unsafe { s.tb.set_len(tb_at + width) };
             i_end = out.i_end;
@@ -211,23 +197,23 @@ pub(crate) fn fill<K: Constraints>(
                 first_live = Some(ly0 + out.first_live as u32);
                 np_col = ly0 + out.last_live as u32;
             }
-            best = out.best;
-            boundary = out.boundary;
+            f.best = out.best;
+            f.boundary = out.boundary;
             let pos = |e: usize| if e == NO_POS { -1 } else { e as i64 };
             let (eb, ebb) = (pos(out.ev_best), pos(out.ev_bnd));
             if eb >= 0 || ebb >= 0 {
-                end1 = row;
-                end_is_boundary = ebb >= eb;
-                end2 = ly0 + eb.max(ebb) as u32;
+                f.end1 = row;
+                f.end_is_boundary = ebb >= eb;
+                f.end2 = ly0 + eb.max(ebb) as u32;
             }
         }
-        b_read = b_read.max(stop);
+        f.b_read = f.b_read.max(stop);
         ly = first_live.unwrap_or(stop.max(ly0));
 
         if ly >= ry {
             break;
         }
-        let floor = best.wrapping_sub(y_drop);
+        let floor = f.best.wrapping_sub(y_drop);
         let nn = bounds.right_limit(n);
         let ry_tested = ry;
         let mut i = i_end;
@@ -260,8 +246,7 @@ pub(crate) fn fill<K: Constraints>(
         prev_base = ly0;
     }
 
-    let score = if end_is_boundary { boundary } else { best };
-    Some(Fill { score, end1, end2, truncated, beyond_bounds, a_read, b_read })
+    Some(f)
 }
 
 /// A row's scoring and which of its cells may be boundary ends (`--noytrim`).
