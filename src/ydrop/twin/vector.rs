@@ -316,20 +316,16 @@ macro_rules! lanes {
             $($(#[doc = $doc])* unsafe fn $name($($arg: $ty),*) $(-> $ret)?;)*
         }
 
+        lanes!(@impl Avx2, 8, __m256i, __m256i; $(fn $name($($arg: $ty),*) $(-> $ret)? = $avx2;)*);
+        lanes!(@impl Avx512, 16, __m512i, __mmask16; $(fn $name($($arg: $ty),*) $(-> $ret)? = $avx512;)*);
+    };
+    (@impl $width:ident, $n:literal, $v:ty, $m:ty; $(fn $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)? = $body:expr;)*) => {
         #[cfg(target_arch = "x86_64")]
-        impl Lanes for Avx2 {
-            const N: usize = 8;
-            type V = __m256i;
-            type M = __m256i;
-            $(#[inline(always)] unsafe fn $name($($arg: $ty),*) $(-> $ret)? { $avx2 })*
-        }
-
-        #[cfg(target_arch = "x86_64")]
-        impl Lanes for Avx512 {
-            const N: usize = 16;
-            type V = __m512i;
-            type M = __mmask16;
-            $(#[inline(always)] unsafe fn $name($($arg: $ty),*) $(-> $ret)? { $avx512 })*
+        impl Lanes for $width {
+            const N: usize = $n;
+            type V = $v;
+            type M = $m;
+            $(#[inline(always)] unsafe fn $name($($arg: $ty),*) $(-> $ret)? { $body })*
         }
     };
 }
