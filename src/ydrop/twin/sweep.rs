@@ -198,8 +198,10 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
 
     let mut ly: u32 = 0;
     let mut f = Fill::START;
+    // (the end in locals while the cells run: registers)
+    let Fill { mut best, mut boundary, mut end1, mut end2, mut end_is_boundary, .. } = f;
     // cells below this are pruned: `best - yDrop`, kept with `best`
-    let mut floor = f.best.wrapping_sub(y_drop);
+    let mut floor = best.wrapping_sub(y_drop);
 
     for row in 1..=m {
         let prev_ly = ly;
@@ -252,16 +254,16 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
             } else {
                 // only substitution-ended cells move the end: the latest cell wins a tie, and with
                 // --noytrim a boundary cell recorded after it in the same cell wins over it
-                if c >= f.best {
-                    f.best = c;
-                    floor = f.best.wrapping_sub(y_drop);
-                    (f.end1, f.end2) = (row, col);
-                    f.end_is_boundary = false;
+                if c >= best {
+                    best = c;
+                    floor = best.wrapping_sub(y_drop);
+                    (end1, end2) = (row, col);
+                    end_is_boundary = false;
                 }
-                if !p.trim_to_peak && c >= f.boundary && (row == m || col == n) {
-                    f.boundary = c;
-                    (f.end1, f.end2) = (row, col);
-                    f.end_is_boundary = true;
+                if !p.trim_to_peak && c >= boundary && (row == m || col == n) {
+                    boundary = c;
+                    (end1, end2) = (row, col);
+                    end_is_boundary = true;
                 }
                 let c_open = c.wrapping_sub(gap_oe);
                 let d_ext = d.wrapping_sub(gap_e);
@@ -323,5 +325,5 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
         }
     }
 
-    f
+    Fill { best, boundary, end1, end2, end_is_boundary, ..f }
 }

@@ -352,6 +352,8 @@ lanes! {
     fn gt(a: Self::V, b: Self::V) -> Self::M = _mm256_cmpgt_epi32(a, b), _mm512_cmpgt_epi32_mask(a, b);
     /// `a` in the lanes of `m`, else `b`.
     fn select(m: Self::M, a: Self::V, b: Self::V) -> Self::V = _mm256_blendv_epi8(b, a, m), _mm512_mask_mov_epi32(b, m, a);
+    /// `v - 1` in the lanes of `m`, else `v` (FROM_D to FROM_I in a link).
+    fn dec_where(m: Self::M, v: Self::V) -> Self::V = _mm256_add_epi32(v, m), _mm512_mask_sub_epi32(v, m, v, _mm512_set1_epi32(1));
     /// `v` outside the lanes of `m`, else 0.
     fn clear(m: Self::M, v: Self::V) -> Self::V = _mm256_andnot_si256(m, v), _mm512_maskz_mov_epi32(!m, v);
     /// `v` with lane 0 from `x`.
@@ -451,20 +453,20 @@ unsafe fn chunk_head<L: Lanes>(pc: *const i32, pd: *const i32, sub: *const i32, 
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn scan_row<L: Lanes>(io: RowIo, k: &RowConsts, best: i32, boundary: i32) -> RowOut {
-    // (locals, not loads through `io`: the stores below could alias it)
+    // (locals, not loads through `io` and `k`: the stores below could alias them)
     let RowIo { pc, pd, cc, cd, sub, tb, width, masks, ly0 } = io;
+    let RowConsts { gap_e, gap_oe, y_drop, bnd_all, bnd_col } = *k;
     let min = L::splat(i32::MIN);
     let neg = L::splat(NEG_INF);
-    let ev = L::splat(k.gap_e);
-    let oev = L::splat(k.gap_oe);
-    let ydv = L::splat(k.y_drop);
+    let ev = L::splat(gap_e);
+    let oev = L::splat(gap_oe);
+    let ydv = L::splat(y_drop);
     // E * lane and E * (lane + 1): the insertion scan runs on open + E * (offset + 1)
     let e_l = L::mul(ev, L::index());
     let e_l1 = L::add(e_l, ev);
-    let e_chunk = L::splat(k.gap_e * L::N as i32);
+    let e_chunk = L::splat(gap_e * L::N as i32);
     let (link_d_ext, link_i_ext) = (L::splat(8), L::splat(4));
-    // FROM_I or FROM_D, with I_EXTEND | D_EXTEND
-    let (link_gap_i, link_gap_d) = (L::splat(13), L::splat(14));
+    let link_gap_d = L::splat(14); // FROM_D | I_EXTEND | D_EXTEND
 
     let mut out = RowOut {
         first_live: NO_POS,
@@ -523,7 +525,7 @@ unsafe fn scan_row<L: Lanes>(io: RowIo, k: &RowConsts, best: i32, boundary: i32)
             L::store(cd.add(j), L::select(pruned, neg, dn));
             // gap-ended: FROM_D (tie) or FROM_I, both extend bits; substitution-ended: the extend bit of
             // each gap that does not open here (two different bits: + is |)
-            let link_gap = L::select(L::gt(iv, d), link_gap_i, link_gap_d);
+            let link_gap = L::dec_where(L::gt(iv, d), link_gap_d);
             let link_sub = L::add(L::clear(L::gt(o, dme), link_d_ext), L::clear(L::gt(o, L::sub(iv, ev)), link_i_ext));
             let link = L::clear(pruned, L::select(gap, link_gap, link_sub));
             L::store_bytes(tb.add(j), link);
@@ -535,8 +537,8 @@ unsafe fn scan_row<L: Lanes>(io: RowIo, k: &RowConsts, best: i32, boundary: i32)
             out.last_live = if live_bits != 0 { j + 31 - live_bits.leading_zeros() as usize } else { out.last_live };
             let raise_bits = L::bits(raises);
             out.ev_best = if raise_bits != 0 { j + 31 - raise_bits.leading_zeros() as usize } else { out.ev_best };
-            if k.bnd_all || (k.bnd_col >= j && k.bnd_col < j + valid) {
-                let cand = if k.bnd_all { live_sub } else { L::and(live_sub, L::only(k.bnd_col - j)) };
+            if bnd_all || (bnd_col >= j && bnd_col < j + valid) {
+                let cand = if bnd_all { live_sub } else { L::and(live_sub, L::only(bnd_col - j)) };
                 let bbi = L::incl_max(L::select(cand, s, min), min);
                 let bbx = L::max(L::shift_in(bbi, min), bnd_v);
                 let bnd_bits = L::bits(L::andnot(L::gt(bbx, s), cand));
@@ -550,7 +552,7 @@ unsafe fn scan_row<L: Lanes>(io: RowIo, k: &RowConsts, best: i32, boundary: i32)
             ic = if valid == L::N {
                 L::max(neg, L::sub(zmax, e_chunk))
             } else {
-                L::max(neg, L::sub(zmax, L::splat(k.gap_e * valid as i32)))
+                L::max(neg, L::sub(zmax, L::splat(gap_e * valid as i32)))
             };
             j += L::N;
         }
