@@ -93,73 +93,45 @@ fn ptr_u8(v: &[u8], len: i32) -> *const u8 {
     }
 }
 
-impl DumpedJob {
-    fn mat_ptr(&self) -> *const i8 {
-        if self.m > 0 {
-            self.mat.as_ptr()
-        } else {
-            std::ptr::null()
+/// `$Job` as `$d` (a [`DumpedJob`]) was submitted, pointing into it: the fields all kinds have, then the
+/// kind's own (`field: value` or `field`, ...).
+macro_rules! submitted {
+    ($d:expr, $Job:ident { $($field:ident $(: $value:expr)?),* $(,)? }) => {{
+        let d: &DumpedJob = $d;
+        $Job {
+            qlen: d.qlen,
+            query: ptr_u8(&d.query, d.qlen),
+            tlen: d.tlen,
+            target: ptr_u8(&d.target, d.tlen),
+            m: d.m,
+            mat: if d.m > 0 { d.mat.as_ptr() } else { std::ptr::null() },
+            q: d.q,
+            e: d.e,
+            zdrop: d.zdrop,
+            end_bonus: d.end_bonus,
+            flag: d.flag,
+            $($field $(: $value)?),*
         }
-    }
+    }};
+}
 
+impl DumpedJob {
     /// The job as submitted, pointing into `self` (which must outlive it); None for another kind.
     pub fn extd2_job(&self) -> Option<KswExtd2Job> {
-        (self.kind == DumpKind::Extd2).then(|| KswExtd2Job {
-            qlen: self.qlen,
-            query: ptr_u8(&self.query, self.qlen),
-            tlen: self.tlen,
-            target: ptr_u8(&self.target, self.tlen),
-            m: self.m,
-            mat: self.mat_ptr(),
-            q: self.q,
-            e: self.e,
-            q2: self.q2,
-            e2: self.e2,
-            w: self.w,
-            zdrop: self.zdrop,
-            end_bonus: self.end_bonus,
-            flag: self.flag,
-        })
+        (self.kind == DumpKind::Extd2).then(|| submitted!(self, KswExtd2Job { q2: self.q2, e2: self.e2, w: self.w }))
     }
 
     /// The job as submitted, pointing into `self` (which must outlive it); None for another kind.
     pub fn exts2_job(&self) -> Option<KswExts2Job> {
-        (self.kind == DumpKind::Exts2).then(|| KswExts2Job {
-            qlen: self.qlen,
-            query: ptr_u8(&self.query, self.qlen),
-            tlen: self.tlen,
-            target: ptr_u8(&self.target, self.tlen),
-            m: self.m,
-            mat: self.mat_ptr(),
-            q: self.q,
-            e: self.e,
-            q2: self.q2,
-            noncan: self.noncan,
-            zdrop: self.zdrop,
-            end_bonus: self.end_bonus,
-            junc_bonus: self.junc_bonus,
-            junc_pen: self.junc_pen,
-            flag: self.flag,
-            junc: self.junc.as_ref().map_or(std::ptr::null(), |j| j.as_ptr()),
+        (self.kind == DumpKind::Exts2).then(|| {
+            let junc = self.junc.as_ref().map_or(std::ptr::null(), |j| j.as_ptr());
+            submitted!(self, KswExts2Job { q2: self.q2, noncan: self.noncan, junc_bonus: self.junc_bonus, junc_pen: self.junc_pen, junc })
         })
     }
 
     /// The job as submitted, pointing into `self` (which must outlive it); None for another kind.
     pub fn extz2_job(&self) -> Option<KswExtz2Job> {
-        (self.kind == DumpKind::Extz2).then(|| KswExtz2Job {
-            qlen: self.qlen,
-            query: ptr_u8(&self.query, self.qlen),
-            tlen: self.tlen,
-            target: ptr_u8(&self.target, self.tlen),
-            m: self.m,
-            mat: self.mat_ptr(),
-            q: self.q,
-            e: self.e,
-            w: self.w,
-            zdrop: self.zdrop,
-            end_bonus: self.end_bonus,
-            flag: self.flag,
-        })
+        (self.kind == DumpKind::Extz2).then(|| submitted!(self, KswExtz2Job { w: self.w }))
     }
 }
 

@@ -1,9 +1,9 @@
 //! `ksw_extd2_sse` and `ksw_exts2_sse` batches on the GPU (kernels/ksw.cu), bit-exact with the twins
 //! (`twin::extd2`, `twin::exts2`).
 //!
-//! Per job the host computes the derived constants exactly as the twin does (gap swap, long_thres,
-//! long_diff, sc_N, band width, traceback row size) and builds the s/sf/qr image of the C allocation (for
-//! exts2 followed by the donor and acceptor signals). The kernel `ksw_extd2_dp` (`ksw_exts2_dp`) runs one
+//! Per job the host takes the twin's own prologue (`twin::extd2_gaps`, `twin::exts2_gaps`: gap swap,
+//! long_thres, long_diff, sc_N), adds the band width and traceback row size, and builds the s/sf/qr image
+//! of the C allocation (for exts2 followed by the donor and acceptor signals). The kernel `ksw_extd2_dp` (`ksw_exts2_dp`) runs one
 //! thread block per job with the band window in shared memory (`W` cells, a power of two over the widest
 //! band; the `_g` kernels keep it in global memory when it does not fit); `ksw_bt` backtracks one job per
 //! thread over the traceback bytes kept in GPU memory, `ksw_pack` compacts the CIGARs. Jobs are grouped by window size; each group runs on its own stream and host thread
@@ -20,7 +20,7 @@
 //! `WARPALIGN_GPU_HOST_THREADS` sets the threads that pack inputs and unpack results (default: a quarter
 //! of the cores, at least 2).
 
-use super::{flag, twin, KswExtd2Job, KswExts2Job, KswResult};
+use super::{flag, twin, KswExtd2Job, KswExts2Job, KswJob, KswResult};
 use crate::gpu::{env_usize, GpuRuntime, LAUNCH_JOBS};
 use cudarc::driver::{CudaFunction, CudaStream, DevicePtrMut, LaunchConfig, PinnedHostSlice, PushKernelArg};
 use std::sync::Arc;
@@ -76,7 +76,7 @@ fn kernels(rt: &GpuRuntime, splice: bool) -> Result<Kernels, String> {
 }
 
 /// A ksw call the kernels take (extd2 or exts2).
-trait GpuJob: Sync {
+trait GpuJob: KswJob {
     const SPLICE: bool;
     /// The kernel's parameters, or None when the twin takes the job.
     fn prepare(&self, idx: usize, budget: usize, smem_max: usize) -> Option<Prep>;
@@ -84,7 +84,6 @@ trait GpuJob: Sync {
     fn parts(&self) -> (&[u8], &[u8], &[i8]);
     /// Writes the image beyond s/sf/qr (exts2: the splice signals).
     fn fill_extra(&self, _img: &mut [u8], _p: &Prep) {}
-    fn twin(&self, out: &mut KswResult);
 }
 
 /// The job's sequences and matrix as slices (lengths as given; the caller guarantees them).
@@ -94,23 +93,45 @@ fn parts_of<'a>(qlen: i32, query: *const u8, tlen: i32, target: *const u8, m: i8
     (sl(query, qlen), sl(target, tlen), if mm > 0 { unsafe { std::slice::from_raw_parts(mat, mm) } } else { &[][..] })
 }
 
+/// Whether the kernels take a job of these sizes and codes (the kind's own limits aside).
+fn kernel_takes(qlen: i32, tlen: i32, m: i8, flag_: i32, query: &[u8], target: &[u8]) -> bool {
+    let m = m as i32;
+    let sized = m > 1 && m <= 16 && qlen > 0 && tlen > 0 && (qlen as i64 + tlen as i64) < 1 << 27;
+    sized && (flag_ & flag::GENERIC_SC == 0 || query.iter().chain(target).all(|&c| (c as i32) < m))
+}
+
 impl GpuJob for KswExtd2Job {
     const SPLICE: bool = false;
     fn prepare(&self, idx: usize, budget: usize, smem_max: usize) -> Option<Prep> {
-        prepare(idx, self, budget, smem_max)
+        let (query, target, mat) = self.parts();
+        if !kernel_takes(self.qlen, self.tlen, self.m, self.flag, query, target) {
+            return None;
+        }
+        let g = twin::extd2_gaps(self, mat)?;
+        let w = if self.w < 0 { self.tlen.max(self.qlen) } else { self.w };
+        finish_prep(idx, self.qlen, self.tlen, self.m as i32, mat, w, self.zdrop, self.end_bonus, self.flag, g, false, budget, smem_max)
     }
     fn parts(&self) -> (&[u8], &[u8], &[i8]) {
         parts_of(self.qlen, self.query, self.tlen, self.target, self.m, self.mat)
-    }
-    fn twin(&self, out: &mut KswResult) {
-        twin::extd2(self, out)
     }
 }
 
 impl GpuJob for KswExts2Job {
     const SPLICE: bool = true;
     fn prepare(&self, idx: usize, budget: usize, smem_max: usize) -> Option<Prep> {
-        prepare_exts2(idx, self, budget, smem_max)
+        let (query, target, mat) = self.parts();
+        // the twin's early return; e <= 0 and both strands are upstream's division by zero and assert
+        let both_strands = self.flag & flag::SPLICE_FOR != 0 && self.flag & flag::SPLICE_REV != 0;
+        if !kernel_takes(self.qlen, self.tlen, self.m, self.flag, query, target)
+            || self.q2 as i32 <= self.q as i32 + self.e as i32
+            || self.e <= 0
+            || both_strands
+        {
+            return None;
+        }
+        let g = twin::exts2_gaps(self, mat)?;
+        // no band: w >= qlen + tlen makes the kernel's band test a no-op
+        finish_prep(idx, self.qlen, self.tlen, self.m as i32, mat, self.qlen + self.tlen, self.zdrop, self.end_bonus, self.flag, g, true, budget, smem_max)
     }
     fn parts(&self) -> (&[u8], &[u8], &[i8]) {
         parts_of(self.qlen, self.query, self.tlen, self.target, self.m, self.mat)
@@ -124,9 +145,6 @@ impl GpuJob for KswExts2Job {
         // SAFETY: u8 and i8 have the same size and alignment, and every bit pattern is valid for both.
         let as_i8 = |b: &mut [u8]| unsafe { std::slice::from_raw_parts_mut(b.as_mut_ptr() as *mut i8, b.len()) };
         twin::splice_signals(self.flag, target, junc, self.noncan, self.junc_bonus, self.junc_pen, as_i8(don), as_i8(acc));
-    }
-    fn twin(&self, out: &mut KswResult) {
-        twin::exts2(self, out)
     }
 }
 
@@ -165,85 +183,7 @@ fn win_bytes(w: usize, exact: bool) -> usize {
     w * if exact { 14 } else { 10 }
 }
 
-/// The kernel's parameters for an extd2 job, or None when the twin takes it.
-fn prepare(idx: usize, job: &KswExtd2Job, budget: usize, smem_max: usize) -> Option<Prep> {
-    let (qlen, tlen, m) = (job.qlen, job.tlen, job.m as i32);
-    if m <= 1 || m > 16 || qlen <= 0 || tlen <= 0 || qlen as i64 + tlen as i64 >= 1 << 27 {
-        return None;
-    }
-    let (query, target, mat) = job.parts();
-    let flag_ = job.flag;
-    if flag_ & flag::GENERIC_SC != 0 && query.iter().chain(target.iter()).any(|&c| c as i32 >= m) {
-        return None;
-    }
-    let (mut q, mut e, mut q2, mut e2) = (job.q, job.e, job.q2, job.e2);
-    let qe_h = q as i32 + e as i32;
-    if (q2 as i32 + e2 as i32) < q as i32 + e as i32 {
-        std::mem::swap(&mut q, &mut q2);
-        std::mem::swap(&mut e, &mut e2);
-    }
-    let (qi, ei, q2i, e2i) = (q as i32, e as i32, q2 as i32, e2 as i32);
-    let sc_n: i8 = if mat[(m * m - 1) as usize] == 0 { (-e2i) as i8 } else { mat[(m * m - 1) as usize] };
-    let mut w = job.w;
-    if w < 0 {
-        w = tlen.max(qlen);
-    }
-    let min_sc = mat[1..].iter().map(|&v| v as i32).min().unwrap_or(mat[1] as i32);
-    if -min_sc > 2 * (qi + ei) {
-        return None; // the twin returns at once
-    }
-    let mut long_thres = if ei != e2i { (q2i - qi) / (ei - e2i) - 1 } else { 0 };
-    if q2i + e2i + long_thres * e2i > qi + ei + long_thres * ei {
-        long_thres += 1;
-    }
-    let long_diff = long_thres * (ei - e2i) - (q2i - qi) - e2i;
-    let g = Gaps { q: qi, e: ei, q2: q2i, e2: e2i, qe_h, long_thres, long_diff, min_intron_len: 0 };
-    finish_prep(idx, qlen, tlen, m, mat, w, job.zdrop, job.end_bonus, flag_, sc_n, g, false, budget, smem_max)
-}
-
-/// Gap parameters as the kernel takes them.
-struct Gaps {
-    q: i32,
-    e: i32,
-    q2: i32,
-    e2: i32,
-    qe_h: i32,
-    long_thres: i32,
-    long_diff: i32,
-    min_intron_len: i32,
-}
-
-/// The kernel's parameters for an exts2 job, or None when the twin takes it.
-fn prepare_exts2(idx: usize, job: &KswExts2Job, budget: usize, smem_max: usize) -> Option<Prep> {
-    let (qlen, tlen, m) = (job.qlen, job.tlen, job.m as i32);
-    if m <= 1 || m > 16 || qlen <= 0 || tlen <= 0 || qlen as i64 + tlen as i64 >= 1 << 27 {
-        return None;
-    }
-    let (query, target, mat) = job.parts();
-    let flag_ = job.flag;
-    if flag_ & flag::GENERIC_SC != 0 && query.iter().chain(target.iter()).any(|&c| c as i32 >= m) {
-        return None;
-    }
-    let (qi, ei, q2i) = (job.q as i32, job.e as i32, job.q2 as i32);
-    // the twin's early return; e <= 0 and both strands are upstream's division by zero and assert
-    if q2i <= qi + ei || ei <= 0 || (flag_ & flag::SPLICE_FOR != 0 && flag_ & flag::SPLICE_REV != 0) {
-        return None;
-    }
-    let min_sc = mat[1..].iter().map(|&v| v as i32).min().unwrap_or(mat[1] as i32);
-    if -min_sc > 2 * (qi + ei) {
-        return None;
-    }
-    let mut long_thres = (q2i - qi) / ei - 1;
-    if q2i > qi + ei + long_thres * ei {
-        long_thres += 1;
-    }
-    let long_diff = long_thres * ei - (q2i - qi);
-    let sc_n: i8 = if mat[(m * m - 1) as usize] == 0 { (-ei) as i8 } else { mat[(m * m - 1) as usize] };
-    // no band: w >= qlen + tlen makes the kernel's band test a no-op
-    let g = Gaps { q: qi, e: ei, q2: q2i, e2: 0, qe_h: qi + ei, long_thres, long_diff, min_intron_len: long_thres };
-    finish_prep(idx, qlen, tlen, m, mat, qlen + tlen, job.zdrop, job.end_bonus, flag_, sc_n, g, true, budget, smem_max)
-}
-
+/// The kernel's parameters for a job the kernels take, from upstream's prologue `g`.
 #[allow(clippy::too_many_arguments)]
 fn finish_prep(
     idx: usize,
@@ -255,8 +195,7 @@ fn finish_prep(
     zdrop: i32,
     end_bonus: i32,
     flag_: i32,
-    sc_n: i8,
-    g: Gaps,
+    g: twin::Gaps,
     splice: bool,
     budget: usize,
     smem_max: usize,
@@ -282,10 +221,10 @@ fn finish_prep(
         tlen,
         m,
         mat_off: 0, // set at packing
-        q: g.q,
-        e: g.e,
-        q2: g.q2,
-        e2: g.e2,
+        q: g.q as i32,
+        e: g.e as i32,
+        q2: g.q2 as i32,
+        e2: g.e2 as i32,
         qe_h: g.qe_h,
         w,
         zdrop,
@@ -297,7 +236,7 @@ fn finish_prep(
         long_diff: g.long_diff,
         mch: mat[0] as i32,
         mis: mat[1] as i32,
-        sc_n: sc_n as i32,
+        sc_n: g.sc_n as i32,
         win: win as i32,
         min_intron: g.min_intron_len,
         sig: sig as i32,
@@ -374,7 +313,7 @@ fn batch_gpu<J: GpuJob>(rt: &GpuRuntime, jobs: &[J], results: &mut [KswResult]) 
                 .par_iter()
                 .map(|&i| {
                     let mut r = KswResult::EMPTY;
-                    jobs[i].twin(&mut r);
+                    jobs[i].run_cpu(&mut r);
                     (i, r)
                 })
                 .collect::<Vec<_>>()

@@ -186,32 +186,20 @@ trait KswJob: Sync {
     fn run_cpu(&self, out: &mut KswResult);
 }
 
-impl KswJob for KswExtd2Job {
-    fn check(&self, i: usize) -> Result<()> {
-        check_common(i, self.qlen, self.query, self.tlen, self.target, self.m, self.mat)
-    }
-    fn run_cpu(&self, out: &mut KswResult) {
-        twin::extd2(self, out)
-    }
+/// Each kind's [`KswJob`]: the check of the fields all kinds have, and its twin.
+macro_rules! ksw_jobs {
+    ($($Job:ident: $twin:path),*) => {$(
+        impl KswJob for $Job {
+            fn check(&self, i: usize) -> Result<()> {
+                check_common(i, self.qlen, self.query, self.tlen, self.target, self.m, self.mat)
+            }
+            fn run_cpu(&self, out: &mut KswResult) {
+                $twin(self, out)
+            }
+        }
+    )*};
 }
-
-impl KswJob for KswExts2Job {
-    fn check(&self, i: usize) -> Result<()> {
-        check_common(i, self.qlen, self.query, self.tlen, self.target, self.m, self.mat)
-    }
-    fn run_cpu(&self, out: &mut KswResult) {
-        twin::exts2(self, out)
-    }
-}
-
-impl KswJob for KswExtz2Job {
-    fn check(&self, i: usize) -> Result<()> {
-        check_common(i, self.qlen, self.query, self.tlen, self.target, self.m, self.mat)
-    }
-    fn run_cpu(&self, out: &mut KswResult) {
-        twin::extz2(self, out)
-    }
-}
+ksw_jobs!(KswExtd2Job: twin::extd2, KswExts2Job: twin::exts2, KswExtz2Job: twin::extz2);
 
 fn check_batch<J: KswJob>(jobs: &[J], results: &[KswResult]) -> Result<()> {
     if jobs.len() != results.len() {

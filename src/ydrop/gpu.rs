@@ -27,18 +27,13 @@ const MODULE_NAME: &str = "ydrop_one_sided";
 const NP: usize = 14;
 const NO: usize = 7;
 const NR: usize = 10;
-/// Result fields and statuses (`R_*`, `ST_*` in the kernel).
-const R_STATUS: usize = 0;
-const R_SCORE: usize = 1;
-const R_END1: usize = 2;
-const R_END2: usize = 3;
-const R_TRUNC: usize = 4;
-const R_TB_NEED: usize = 5;
-const R_N_OPS: usize = 6;
-const R_ROWS: usize = 7;
-const R_TRACED: usize = 8;
+crate::kernel_struct! {
+    /// The start of a job's `NR` results, in the order of the kernel's `R_*` indices.
+    struct Out { status, score, end1, end2, trunc, tb_need, n_ops, rows, traced }
+}
 /// An envelope row's `hi` has this bit when the row compared its right bounds with `n` (`TESTED`).
 const TESTED: u32 = 1 << 31;
+/// Statuses (`ST_*` in the kernel).
 const ST_DONE: i32 = 0;
 const ST_BAIL: i32 = 1;
 /// The job read past an uploaded prefix (longer ones may finish it).
@@ -376,7 +371,7 @@ fn run_launch(
     let mut d_tb1 = unsafe { st.alloc::<u8>(tb1_n.max(1) as usize) }.map_err(|e| err("alloc", e))?;
     let mut d_row1 = unsafe { st.alloc::<u32>(row1_n.max(1) as usize) }.map_err(|e| err("alloc", e))?;
     let mut d_ops1 = unsafe { st.alloc::<u32>(ops1_n.max(1) as usize) }.map_err(|e| err("alloc", e))?;
-    // SAFETY: pass 1 writes each envelope row it reports (R_ROWS), and only those are read.
+    // SAFETY: pass 1 writes each envelope row it reports (`rows`), and only those are read.
     let mut d_env = unsafe { st.alloc::<u32>(4 * env_n.max(1) as usize) }.map_err(|e| err("alloc", e))?;
     if let Some(tm) = times.as_deref_mut() {
         st.synchronize().map_err(|e| err("upload", e))?;
@@ -388,11 +383,11 @@ fn run_launch(
     // the envelopes of the jobs pass 1 finished
     let mut envs: Vec<Envelope> = vec![Envelope::default(); n];
     for (k, p) in chunk.iter().enumerate() {
-        let r = &res[k * NR..(k + 1) * NR];
-        if !p.record || r[R_STATUS] != ST_DONE {
+        let r = Out::from_ints(&res[k * NR..]);
+        if !p.record || r.status != ST_DONE {
             continue;
         }
-        let (at, rows) = (offs[k * NO + 6] as usize, r[R_ROWS] as usize);
+        let (at, rows) = (offs[k * NO + 6] as usize, r.rows as usize);
         let mut raw = vec![0u32; 4 * rows];
         if rows > 0 {
             st.memcpy_dtoh(&d_env.slice(4 * at..4 * (at + rows)), &mut raw).map_err(|e| err("download", e))?;
@@ -411,27 +406,27 @@ fn run_launch(
     let tb_budget = budget.saturating_sub(chunk.iter().map(Prep::dev_bytes).sum());
     let mut traced: Vec<usize> = Vec::new();
     for (k, p) in chunk.iter().enumerate() {
-        let r = &res[k * NR..(k + 1) * NR];
-        if r[R_STATUS] != ST_DONE {
-            bailed.push((p.idx, r[R_STATUS]));
-        } else if r[R_TRACED] != 0 {
-            let (at, n_ops) = (offs[k * NO + 5] as usize, r[R_N_OPS] as usize);
+        let r = Out::from_ints(&res[k * NR..]);
+        if r.status != ST_DONE {
+            bailed.push((p.idx, r.status));
+        } else if r.traced != 0 {
+            let (at, n_ops) = (offs[k * NO + 5] as usize, r.n_ops as usize);
             let mut ops = vec![0u32; n_ops];
             if n_ops > 0 {
                 st.memcpy_dtoh(&d_ops1.slice(at..at + n_ops), &mut ops).map_err(|e| err("download", e))?;
             }
             done.push((p.idx, result_of(r, &ops), std::mem::take(&mut envs[k])));
-        } else if r[R_END1] == 0 {
+        } else if r.end1 == 0 {
             done.push((p.idx, result_of(r, &[]), std::mem::take(&mut envs[k])));
-        } else if r[R_TB_NEED] as usize > TB_JOB_MAX.min(tb_budget / 2) {
+        } else if r.tb_need as usize > TB_JOB_MAX.min(tb_budget / 2) {
             bailed.push((p.idx, ST_BAIL));
         } else {
             traced.push(k);
         }
     }
     let pass2_bytes = |k: usize| {
-        let r = &res[k * NR..(k + 1) * NR];
-        r[R_TB_NEED] as usize + 4 * (r[R_END1] as usize + 1) + 4 * (r[R_END1] as usize + r[R_END2] as usize)
+        let r = Out::from_ints(&res[k * NR..]);
+        r.tb_need as usize + 4 * (r.end1 as usize + 1) + 4 * (r.end1 as usize + r.end2 as usize)
     };
     let mut start = 0;
     while start < traced.len() {
@@ -444,14 +439,14 @@ fn run_launch(
         let (mut tb_n, mut row_n, mut ops_n) = (0u64, 0u64, 0u64);
         let mut ops_at = Vec::with_capacity(group.len());
         for &k in group {
-            let r = &res[k * NR..(k + 1) * NR];
+            let r = Out::from_ints(&res[k * NR..]);
             offs[k * NO + 3] = tb_n;
             offs[k * NO + 4] = row_n;
             offs[k * NO + 5] = ops_n;
             ops_at.push(ops_n as usize);
-            tb_n += r[R_TB_NEED] as u64;
-            row_n += r[R_END1] as u64 + 1;
-            ops_n += r[R_END1] as u64 + r[R_END2] as u64;
+            tb_n += r.tb_need as u64;
+            row_n += r.end1 as u64 + 1;
+            ops_n += r.end1 as u64 + r.end2 as u64;
         }
         st.memcpy_htod(&offs, &mut d_offs).map_err(|e| err("upload", e))?;
         let order: Vec<i32> = group.iter().map(|&k| k as i32).collect();
@@ -468,11 +463,11 @@ fn run_launch(
             tm.pass2 += t.elapsed().as_secs_f64();
         }
         for (&k, &at) in group.iter().zip(&ops_at) {
-            let r = &res2[k * NR..(k + 1) * NR];
-            if r[R_STATUS] != ST_DONE {
-                return Err(format!("ydrop gpu: pass 2 gave up on a job pass 1 finished ({})", r[R_STATUS]));
+            let r = Out::from_ints(&res2[k * NR..]);
+            if r.status != ST_DONE {
+                return Err(format!("ydrop gpu: pass 2 gave up on a job pass 1 finished ({})", r.status));
             }
-            done.push((chunk[k].idx, result_of(r, &ops[at..at + r[R_N_OPS] as usize]), std::mem::take(&mut envs[k])));
+            done.push((chunk[k].idx, result_of(r, &ops[at..at + r.n_ops as usize]), std::mem::take(&mut envs[k])));
         }
         start = end;
     }
@@ -490,12 +485,12 @@ struct Times {
     bytes: u64,
 }
 
-fn result_of(r: &[i32], ops: &[u32]) -> YdropResult {
+fn result_of(r: Out, ops: &[u32]) -> YdropResult {
     YdropResult {
-        score: r[R_SCORE],
-        end1: r[R_END1] as u32,
-        end2: r[R_END2] as u32,
-        truncated: if r[R_TRUNC] != 0 { TRUNC_MIDWAY } else { TRUNC_NONE },
+        score: r.score,
+        end1: r.end1 as u32,
+        end2: r.end2 as u32,
+        truncated: if r.trunc != 0 { TRUNC_MIDWAY } else { TRUNC_NONE },
         n_ops: ops.len() as u32,
         ops: twin::malloc_copy(ops),
     }

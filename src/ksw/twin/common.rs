@@ -69,6 +69,24 @@ pub(super) fn min_sc(mat1: i8, mat: &[i8]) -> i32 {
     mat.iter().skip(1).fold(mat1 as i32, |a, &v| a.min(v as i32))
 }
 
+/// What upstream's prologue of a dual-affine call (extd2, exts2) derives from its gap costs and matrix before
+/// its allocations: the twins run on it, and the GPU host (ksw/gpu.rs) gives the kernel the same values.
+pub(crate) struct Gaps {
+    /// The gap costs as the core uses them: extd2's after its swap; exts2's with `e2 = 0` (no intron extension).
+    pub q: i8,
+    pub e: i8,
+    pub q2: i8,
+    pub e2: i8,
+    /// `q + e` where H starts (extd2: before the swap).
+    pub qe_h: i32,
+    /// `sc_N`: a base against N.
+    pub sc_n: i8,
+    pub long_thres: i32,
+    pub long_diff: i32,
+    /// The backtrack's (extd2: 0; exts2: `long_thres`).
+    pub min_intron_len: i32,
+}
+
 /// The first row's `u` and first column's `v` of the dual-affine twins at anti-diagonal r, as int8: `-q - e`
 /// at r == 0, `-e` below `long_thres`, `long_diff` at it, then `tail` (extd2: `-e2`; exts2: 0).
 pub(super) struct LongEdge {

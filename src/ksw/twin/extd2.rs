@@ -9,7 +9,7 @@
 //! - `min_sc` is taken over `mat[1..]` only; early return when `-min_sc > 2 (q + e)` (after the swap);
 //! - band exhaustion (`st0 > en0`) is reported as a z-drop; z-drop uses `e2` (after the swap).
 
-use super::common::{beats, extend, min_sc, reset, slices, take, Cells, LongEdge, Setup};
+use super::common::{beats, extend, min_sc, reset, slices, take, Cells, Gaps, LongEdge, Setup};
 use crate::ksw::{KswExtd2Job, KswResult};
 
 /// extd2's cells: the per-call constants of the core loop, as the `__m128i` broadcasts hold them (int8), and
@@ -63,6 +63,29 @@ impl Cells<3, 3, 0> for Extd2 {
     }
 }
 
+/// extd2's prologue on a job with `m > 1` and positive lengths (`mat`: its `m * m` scores); None where upstream
+/// returns at once (`-min_sc > 2 (q + e)`, after the swap).
+pub(crate) fn extd2_gaps(job: &KswExtd2Job, mat: &[i8]) -> Option<Gaps> {
+    let (mut q, mut e, mut q2, mut e2) = (job.q, job.e, job.q2, job.e2);
+    let qe_h = q as i32 + e as i32; // `qe = q + e` is initialised before the swap
+    if (q2 as i32 + e2 as i32) < q as i32 + e as i32 {
+        std::mem::swap(&mut q, &mut q2);
+        std::mem::swap(&mut e, &mut e2);
+    }
+    let (qi, ei, q2i, e2i) = (q as i32, e as i32, q2 as i32, e2 as i32);
+    let last = mat[mat.len() - 1];
+    let sc_n: i8 = if last == 0 { (-e2i) as i8 } else { last };
+    if -min_sc(mat[1], mat) > 2 * (qi + ei) {
+        return None;
+    }
+    let mut long_thres = if ei != e2i { (q2i - qi) / (ei - e2i) - 1 } else { 0 };
+    if q2i + e2i + long_thres * e2i > qi + ei + long_thres * ei {
+        long_thres += 1;
+    }
+    let long_diff = long_thres * (ei - e2i) - (q2i - qi) - e2i;
+    Some(Gaps { q, e, q2, e2, qe_h, sc_n, long_thres, long_diff, min_intron_len: 0 })
+}
+
 /// Bit-exact twin of `ksw_extd2_sse` (SSE4.1 build). `out` is overwritten (not freed first); its CIGAR,
 /// when `n_cigar > 0`, is `malloc`ed in ksw2's `len<<4|op` encoding.
 pub fn extd2(job: &KswExtd2Job, out: &mut KswResult) {
@@ -71,39 +94,25 @@ pub fn extd2(job: &KswExtd2Job, out: &mut KswResult) {
     if m <= 1 || qlen <= 0 || tlen <= 0 {
         return;
     }
-    let (mut q, mut e, mut q2, mut e2) = (job.q, job.e, job.q2, job.e2);
-    let qe_h = q as i32 + e as i32; // `qe = q + e` is initialised before the swap
-    if (q2 as i32 + e2 as i32) < q as i32 + e as i32 {
-        std::mem::swap(&mut q, &mut q2);
-        std::mem::swap(&mut e, &mut e2);
-    }
-    let (qi, ei, q2i, e2i) = (q as i32, e as i32, q2 as i32, e2 as i32);
     // SAFETY: the caller guarantees the job's pointers cover qlen, tlen and m*m elements.
     let (query, target, mat) = unsafe { slices(job.query, qlen, job.target, tlen, job.mat, m) };
-    let sc_n: i8 = if mat[(m * m - 1) as usize] == 0 { (-e2i) as i8 } else { mat[(m * m - 1) as usize] };
-    if -min_sc(mat[1], mat) > 2 * (qi + ei) {
-        return;
-    }
-    let mut long_thres = if ei != e2i { (q2i - qi) / (ei - e2i) - 1 } else { 0 };
-    if q2i + e2i + long_thres * e2i > qi + ei + long_thres * ei {
-        long_thres += 1;
-    }
-    let long_diff = long_thres * (ei - e2i) - (q2i - qi) - e2i;
-    let edge = LongEdge { qe: qi + ei, e: ei, long_thres, long_diff, tail: -e2i };
-    let c = Extd2 { q, q2, qe: (qi + ei) as i8, qe2: (q2i + e2i) as i8, mch: mat[0], edge };
+    let Some(g) = extd2_gaps(job, mat) else { return };
+    let (qi, ei, q2i, e2i) = (g.q as i32, g.e as i32, g.q2 as i32, g.e2 as i32);
+    let edge = LongEdge { qe: qi + ei, e: ei, long_thres: g.long_thres, long_diff: g.long_diff, tail: -e2i };
+    let c = Extd2 { q: g.q, q2: g.q2, qe: (qi + ei) as i8, qe2: (q2i + e2i) as i8, mch: mat[0], edge };
     let setup = Setup {
         query,
         target,
         mat,
         m,
-        sc: [mat[0], mat[1], sc_n],
+        sc: [mat[0], mat[1], g.sc_n],
         w: Some(job.w),
         flag: job.flag,
         zdrop: job.zdrop,
-        zdrop_e: e2,
+        zdrop_e: g.e2,
         end_bonus: job.end_bonus,
-        qe: qe_h,
-        min_intron_len: 0,
+        qe: g.qe_h,
+        min_intron_len: g.min_intron_len,
     };
     extend(&c, [], &setup, out)
 }

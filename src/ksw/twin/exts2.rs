@@ -20,7 +20,7 @@
 //!
 //! Both SPLICE_FOR and SPLICE_REV set: upstream asserts (aborts); the twin panics likewise.
 
-use super::common::{beats, extend, min_sc, reset, slices, take, Cells, LongEdge, Setup};
+use super::common::{beats, extend, min_sc, reset, slices, take, Cells, Gaps, LongEdge, Setup};
 use crate::ksw::flag::{REV_CIGAR, SPLICE_CMPLX, SPLICE_FLANK, SPLICE_FOR, SPLICE_REV, SPLICE_SCORE};
 use crate::ksw::{KswExts2Job, KswResult};
 
@@ -192,33 +192,41 @@ pub(crate) fn splice_signals(flag: i32, target: &[u8], junc: Option<&[u8]>, nonc
     }
 }
 
-/// Bit-exact twin of `ksw_exts2_sse` (SSE4.1 build). `out` is overwritten (not freed first); its CIGAR,
-/// when `n_cigar > 0`, is `malloc`ed in ksw2's `len<<4|op` encoding (op 3 = N). `job.junc`, when not null,
-/// covers `tlen` bytes.
-pub fn exts2(job: &KswExts2Job, out: &mut KswResult) {
-    reset(out);
-    let (qlen, tlen, m) = (job.qlen, job.tlen, job.m as i32);
-    let (q, e, q2) = (job.q, job.e, job.q2);
-    let (qi, ei, q2i) = (q as i32, e as i32, q2 as i32);
-    if m <= 1 || qlen <= 0 || tlen <= 0 || q2i <= qi + ei {
-        return;
-    }
-    let flag = job.flag;
-    assert!(flag & SPLICE_FOR == 0 || flag & SPLICE_REV == 0, "ksw_exts2: SPLICE_FOR and SPLICE_REV both set");
-    let qe = qi + ei;
-    // SAFETY: the caller guarantees the job's pointers cover qlen, tlen, m*m and (junc) tlen elements.
-    let (query, target, mat) = unsafe { slices(job.query, qlen, job.target, tlen, job.mat, m) };
-    let junc = (!job.junc.is_null()).then(|| unsafe { std::slice::from_raw_parts(job.junc, tlen as usize) });
-    let sc_n: i8 = if mat[(m * m - 1) as usize] == 0 { (-ei) as i8 } else { mat[(m * m - 1) as usize] };
-    if -min_sc(mat[1], mat) > 2 * qe {
-        return;
+/// exts2's prologue on a job with `m > 1`, positive lengths and `q2 > q + e` (`mat`: its `m * m` scores); None
+/// where upstream returns at once (`-min_sc > 2 (q + e)`). `e == 0` divides by zero, as upstream does.
+pub(crate) fn exts2_gaps(job: &KswExts2Job, mat: &[i8]) -> Option<Gaps> {
+    let (qi, ei, q2i) = (job.q as i32, job.e as i32, job.q2 as i32);
+    let last = mat[mat.len() - 1];
+    let sc_n: i8 = if last == 0 { (-ei) as i8 } else { last };
+    if -min_sc(mat[1], mat) > 2 * (qi + ei) {
+        return None;
     }
     let mut long_thres = (q2i - qi) / ei - 1;
     if q2i > qi + ei + long_thres * ei {
         long_thres += 1;
     }
     let long_diff = long_thres * ei - (q2i - qi);
-    let c = Exts2 { q, q2, qe: qe as i8, edge: LongEdge { qe, e: ei, long_thres, long_diff, tail: 0 } };
+    Some(Gaps { q: job.q, e: job.e, q2: job.q2, e2: 0, qe_h: qi + ei, sc_n, long_thres, long_diff, min_intron_len: long_thres })
+}
+
+/// Bit-exact twin of `ksw_exts2_sse` (SSE4.1 build). `out` is overwritten (not freed first); its CIGAR,
+/// when `n_cigar > 0`, is `malloc`ed in ksw2's `len<<4|op` encoding (op 3 = N). `job.junc`, when not null,
+/// covers `tlen` bytes.
+pub fn exts2(job: &KswExts2Job, out: &mut KswResult) {
+    reset(out);
+    let (qlen, tlen, m) = (job.qlen, job.tlen, job.m as i32);
+    if m <= 1 || qlen <= 0 || tlen <= 0 || job.q2 as i32 <= job.q as i32 + job.e as i32 {
+        return;
+    }
+    let flag = job.flag;
+    assert!(flag & SPLICE_FOR == 0 || flag & SPLICE_REV == 0, "ksw_exts2: SPLICE_FOR and SPLICE_REV both set");
+    // SAFETY: the caller guarantees the job's pointers cover qlen, tlen, m*m and (junc) tlen elements.
+    let (query, target, mat) = unsafe { slices(job.query, qlen, job.target, tlen, job.mat, m) };
+    let junc = (!job.junc.is_null()).then(|| unsafe { std::slice::from_raw_parts(job.junc, tlen as usize) });
+    let Some(g) = exts2_gaps(job, mat) else { return };
+    let qe = g.qe_h;
+    let edge = LongEdge { qe, e: g.e as i32, long_thres: g.long_thres, long_diff: g.long_diff, tail: 0 };
+    let c = Exts2 { q: g.q, q2: g.q2, qe: qe as i8, edge };
 
     let tt16 = ((tlen + 15) / 16 * 16) as usize;
     let (mut don, mut acc) = (vec![0i8; tt16], vec![0i8; tt16]);
@@ -228,14 +236,14 @@ pub fn exts2(job: &KswExts2Job, out: &mut KswResult) {
         target,
         mat,
         m,
-        sc: [mat[0], mat[1], sc_n],
+        sc: [mat[0], mat[1], g.sc_n],
         w: None,
         flag,
         zdrop: job.zdrop,
         zdrop_e: 0,
         end_bonus: job.end_bonus,
         qe,
-        min_intron_len: long_thres,
+        min_intron_len: g.min_intron_len,
     };
     extend(&c, [don, acc], &setup, out)
 }

@@ -6,7 +6,9 @@ mod exts2;
 mod extd2;
 mod extz2;
 
+pub(crate) use common::Gaps;
 pub use exts2::exts2;
-pub(crate) use exts2::splice_signals;
+pub(crate) use exts2::{exts2_gaps, splice_signals};
 pub use extd2::extd2;
+pub(crate) use extd2::extd2_gaps;
 pub use extz2::extz2;

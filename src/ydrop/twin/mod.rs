@@ -211,7 +211,7 @@ fn one_sided_with<K: Constraints>(job: &YdropJob, out: &mut YdropResult, constra
         }
         traceback::trace(scratch, f.end1, f.end2, ops);
         *out = YdropResult {
-            score: f.score,
+            score: f.score(),
             end1: f.end1,
             end2: f.end2,
             truncated: if f.truncated { TRUNC_MIDWAY } else { TRUNC_NONE },

@@ -71,7 +71,30 @@ pub(crate) enum RowStart {
     Truncated,
 }
 
+/// Row 0's cells (C, and D for row 1) from column 0, as both sweeps store them: C[0][0] = 0, then an
+/// insertion run while the PREVIOUS C is within y-drop, so the first C below -yDrop is stored too (LASTZ's
+/// notes 8, 10, 13).
+pub(crate) fn row0(n: u32, gap_e: i32, gap_oe: i32, y_drop: i32) -> impl Iterator<Item = (i32, i32)> {
+    let insertions = (1..=n).scan((gap_oe.wrapping_neg(), 0), move |(c, c_prev), _| {
+        (*c_prev >= y_drop.wrapping_neg()).then(|| {
+            let cell = (*c, c.wrapping_sub(gap_oe));
+            (*c_prev, *c) = (*c, c.wrapping_sub(gap_e));
+            cell
+        })
+    });
+    std::iter::once((0, gap_oe.wrapping_neg())).chain(insertions)
+}
+
 impl Scratch {
+    /// Starts a fill's traceback with row 0's `len` links: none from its first cell, insertions after it.
+    pub(crate) fn start_fill(&mut self, len: u32) {
+        self.tb.clear();
+        self.tb_row.clear();
+        self.tb_row.push(0);
+        self.tb.push(0);
+        self.tb.resize(len as usize, FROM_I);
+    }
+
     /// Starts `row` (both sweeps): lets `bounds` move `[ly, ry)`, widens an empty range to `ly`, checks that
     /// the row fits the traceback memory and records where its links start.
     #[inline(always)]
@@ -99,11 +122,14 @@ impl Scratch {
     }
 }
 
-/// Where the sweep ended.
+/// Where a sweep ended, kept as it runs (both sweeps): the best substitution-ended score and, with
+/// `--noytrim`, the best boundary score, the cell that set the end last, how the sweep stopped and what it read.
 pub(crate) struct Fill {
-    pub score: i32,
+    pub best: i32,
+    pub boundary: i32,
     pub end1: u32,
     pub end2: u32,
+    pub end_is_boundary: bool,
     /// The traceback memory ran out before some row (LASTZ's truncation report case).
     pub truncated: bool,
     /// The sweep reached a row its bounds do not serve (nothing else is set).
@@ -111,6 +137,45 @@ pub(crate) struct Fill {
     /// Bases of `a` and bytes of `b` the sweep read (prefixes): all a dump must keep to replay the call.
     pub a_read: u32,
     pub b_read: u32,
+}
+
+impl Fill {
+    /// Before row 1.
+    pub(crate) const START: Fill = Fill {
+        best: 0,
+        boundary: NEG_INF,
+        end1: 0,
+        end2: 0,
+        end_is_boundary: false,
+        truncated: false,
+        beyond_bounds: false,
+        a_read: 0,
+        b_read: 0,
+    };
+
+    pub(crate) fn score(&self) -> i32 {
+        if self.end_is_boundary {
+            self.boundary
+        } else {
+            self.best
+        }
+    }
+
+    /// The traceback bytes an entered row may take, or None where the sweep stops (noted here).
+    #[inline(always)]
+    pub(crate) fn enter(&mut self, start: RowStart) -> Option<i32> {
+        match start {
+            RowStart::Entered(tb_needed) => Some(tb_needed),
+            RowStart::BeyondBounds => {
+                self.beyond_bounds = true;
+                None
+            }
+            RowStart::Truncated => {
+                self.truncated = true;
+                None
+            }
+        }
+    }
 }
 
 /// Runs the sweep over `a` (rows, `m = a.len()`) and `b` (columns; `b.len() == n + 1`: LASTZ reads the
@@ -124,61 +189,34 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
     let y_drop = p.y_drop;
     let y_drop_tail = y_drop_tail(gap_e, y_drop, n);
 
-    s.tb.clear();
-    s.tb_row.clear();
-    s.tb_row.push(0);
-
-    // row 0: C[0][0] = 0, then an insertion run while the PREVIOUS C is within y-drop, so the first C below
-    // -yDrop is stored too (LASTZ's notes 8, 10, 13)
-    *s.cell(0) = Cell { c: 0, d: gap_oe.wrapping_neg() };
-    s.tb.push(0);
-    let mut c = gap_oe.wrapping_neg();
-    let mut c_prev = 0;
-    let mut col: u32 = 1;
-    while col <= n && c_prev >= y_drop.wrapping_neg() {
-        *s.cell(col as usize) = Cell { c, d: c.wrapping_sub(gap_oe) };
-        c_prev = c;
-        c = c.wrapping_sub(gap_e);
-        s.tb.push(FROM_I);
-        col += 1;
+    let mut ry: u32 = 0;
+    for (c, d) in row0(n, gap_e, gap_oe, y_drop) {
+        *s.cell(ry as usize) = Cell { c, d };
+        ry += 1;
     }
+    s.start_fill(ry);
 
     let mut ly: u32 = 0;
-    let mut ry: u32 = col;
-    let (mut end1, mut end2) = (0u32, 0u32);
-    let mut best: i32 = 0;
+    let mut f = Fill::START;
+    // (the end in locals while the cells run: registers)
+    let Fill { mut best, mut boundary, mut end1, mut end2, mut end_is_boundary, .. } = f;
     // cells below this are pruned: `best - yDrop`, kept with `best`
     let mut floor = best.wrapping_sub(y_drop);
-    let mut boundary: i32 = NEG_INF;
-    let mut end_is_boundary = false;
-    let mut truncated = false;
-    let mut beyond_bounds = false;
-    let (mut a_read, mut b_read) = (0u32, 0u32);
 
     for row in 1..=m {
         let prev_ly = ly;
-        let tb_needed = match s.start_row(bounds, p, y_drop_tail, row, &mut ly, &mut ry) {
-            RowStart::Entered(n) => n,
-            RowStart::BeyondBounds => {
-                beyond_bounds = true;
-                break;
-            }
-            RowStart::Truncated => {
-                truncated = true;
-                break;
-            }
-        };
+        let Some(tb_needed) = f.enter(s.start_row(bounds, p, y_drop_tail, row, &mut ly, &mut ry)) else { break };
         if s.cells.len() < tb_needed.max(0) as usize {
             s.cells.resize(tb_needed as usize, Cell::default());
         }
 
         let sub: &[i32; 256] = p.sub[a[row as usize - 1] as usize * 256..][..256].try_into().unwrap();
-        a_read = row;
+        f.a_read = row;
         let mut dq: usize = 0;
         let mut dp: usize = (ly - prev_ly) as usize;
         let mut np_col = ly;
         let mut i = NEG_INF;
-        c = NEG_INF;
+        let mut c = NEG_INF;
 
         // every visited cell gets one link, 0 when pruned (the zero fill)
         let (first, stop) = (ly, ry.min(n + 1));
@@ -260,7 +298,7 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
             }
             c = next;
         }
-        b_read = b_read.max(stop);
+        f.b_read = f.b_read.max(stop);
 
         if ly >= ry {
             break;
@@ -287,6 +325,5 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
         }
     }
 
-    let score = if end_is_boundary { boundary } else { best };
-    Fill { score, end1, end2, truncated, beyond_bounds, a_read, b_read }
+    Fill { best, boundary, end1, end2, end_is_boundary, ..f }
 }

@@ -12,7 +12,7 @@
 //! A call whose values could leave the scans' int32 range (the limits the GPU kernel's host admits) gives
 //! up with None, before or during the sweep, and runs on the sweep.
 
-use super::sweep::{y_drop_tail, Fill, Params, RowStart, Scratch, FROM_I, NEG_INF};
+use super::sweep::{row0, y_drop_tail, Fill, Params, Scratch, FROM_I, NEG_INF};
 use super::Constraints;
 
 const SUB_ABS_MAX: u32 = 1 << 27;
@@ -77,40 +77,17 @@ pub(crate) fn fill<K: Constraints>(
     v: &mut Rows,
     lanes: usize,
 ) -> Option<Fill> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let m = a.len() as u32;
-        let n = (b.len() - 1) as u32;
-        let admitted = available(lanes)
-            && m.max(n) <= i32::MAX as u32 - 2
-            && p.gap_open >= 0
-            && p.gap_extend >= 0
-            && (0..=Y_DROP_MAX).contains(&p.y_drop)
-            && p.gap_open as i64 + p.gap_extend as i64 <= GAP_OE_MAX;
-        if !admitted {
-            return None;
-        }
-        fill_admitted(a, b, p, bounds, s, v, lanes == 16)
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let _ = (a, b, p, bounds, s, v, lanes);
-        None
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-fn fill_admitted<K: Constraints>(
-    a: &[u8],
-    b: &[u8],
-    p: &Params,
-    bounds: &mut K,
-    s: &mut Scratch,
-    v: &mut Rows,
-    wide: bool,
-) -> Option<Fill> {
     let m = a.len() as u32;
     let n = (b.len() - 1) as u32;
+    let admitted = available(lanes)
+        && m.max(n) <= i32::MAX as u32 - 2
+        && p.gap_open >= 0
+        && p.gap_extend >= 0
+        && (0..=Y_DROP_MAX).contains(&p.y_drop)
+        && p.gap_open as i64 + p.gap_extend as i64 <= GAP_OE_MAX;
+    if !admitted {
+        return None;
+    }
     let gap_e = p.gap_extend;
     let gap_oe = p.gap_open + gap_e;
     let y_drop = p.y_drop;
@@ -121,52 +98,25 @@ fn fill_admitted<K: Constraints>(
     v.slot_of.resize(256, NO_SLOT);
     v.filled.clear();
 
-    s.tb.clear();
-    s.tb_row.clear();
-    s.tb_row.push(0);
-
     // row 0 as the sweep stores it
     v.prev_c.clear();
     v.prev_d.clear();
     v.prev_c.resize(PAD, NEG_INF);
     v.prev_d.resize(PAD, NEG_INF);
-    v.prev_c.push(0);
-    v.prev_d.push(gap_oe.wrapping_neg());
-    s.tb.push(0);
-    let mut c = gap_oe.wrapping_neg();
-    let mut c_prev = 0;
-    let mut col: u32 = 1;
-    while col <= n && c_prev >= y_drop.wrapping_neg() {
+    for (c, d) in row0(n, gap_e, gap_oe, y_drop) {
         v.prev_c.push(c);
-        v.prev_d.push(c.wrapping_sub(gap_oe));
-        c_prev = c;
-        c = c.wrapping_sub(gap_e);
-        s.tb.push(FROM_I);
-        col += 1;
+        v.prev_d.push(d);
     }
+    let mut ry = (v.prev_c.len() - PAD) as u32;
+    s.start_fill(ry);
     let mut prev_base: u32 = 0;
 
     let mut ly: u32 = 0;
-    let mut ry: u32 = col;
-    let (mut end1, mut end2) = (0u32, 0u32);
-    let mut best: i32 = 0;
-    let mut boundary: i32 = NEG_INF;
-    let mut end_is_boundary = false;
-    let mut truncated = false;
-    let mut beyond_bounds = false;
-    let (mut a_read, mut b_read) = (0u32, 0u32);
+    let mut f = Fill::START;
 
     for row in 1..=m {
-        match s.start_row(bounds, p, y_drop_tail, row, &mut ly, &mut ry) {
-            RowStart::Entered(_) => {}
-            RowStart::BeyondBounds => {
-                beyond_bounds = true;
-                break;
-            }
-            RowStart::Truncated => {
-                truncated = true;
-                break;
-            }
+        if f.enter(s.start_row(bounds, p, y_drop_tail, row, &mut ly, &mut ry)).is_none() {
+            break;
         }
         let x = a[row as usize - 1] as usize;
         let srow: &[i32; 256] = p.sub[x * 256..][..256].try_into().unwrap();
@@ -181,10 +131,10 @@ fn fill_admitted<K: Constraints>(
             }
         }
         let slot = v.slot_of[x] as usize;
-        if best > BEST_MAX {
+        if f.best > BEST_MAX {
             return None;
         }
-        a_read = row;
+        f.a_read = row;
 
         let ly0 = ly;
         let stop = ry.min(n + 1);
@@ -224,27 +174,22 @@ fn fill_admitted<K: Constraints>(
             let tb_at = s.tb.len();
             s.tb.reserve(width + TAIL);
             let pb = (ly0 - prev_base) as usize + PAD;
-            // SAFETY: AVX2 or AVX-512 (`wide`) is present (`available`); the rows hold PAD cells before column ly0 and TAIL after
+            let io = RowIo {
+                pc: v.prev_c.as_ptr().wrapping_add(pb),
+                pd: v.prev_d.as_ptr().wrapping_add(pb),
+                cc: v.cur_c.as_mut_ptr().wrapping_add(PAD),
+                cd: v.cur_d.as_mut_ptr().wrapping_add(PAD),
+                sub: v.profiles[slot].as_ptr().wrapping_add(ly0 as usize).wrapping_sub(1),
+                tb: s.tb.as_mut_ptr().wrapping_add(tb_at),
+                width,
+                masks: &v.masks,
+                ly0,
+            };
+            // SAFETY: the lanes are present (`available`); the rows hold PAD cells before column ly0 and TAIL after
             // the row's last column (grown above), the profile holds scores up to b[stop - 2] and TAIL
             // more (ly0 >= 1 where offset -1 is read), tb has width + TAIL spare bytes, and the masks are
             // ascending columns in ly0..stop.
-            let scan_row = if wide { scan_row16 } else { scan_row8 };
-            let out = unsafe {
-                scan_row(
-                    v.prev_c.as_ptr().add(pb),
-                    v.prev_d.as_ptr().add(pb),
-                    v.cur_c.as_mut_ptr().add(PAD),
-                    v.cur_d.as_mut_ptr().add(PAD),
-                    v.profiles[slot].as_ptr().wrapping_add(ly0 as usize).wrapping_sub(1),
-                    s.tb.as_mut_ptr().add(tb_at),
-                    width,
-                    &v.masks,
-                    ly0,
-                    &k,
-                    best,
-                    boundary,
-                )
-            };
+            let out = unsafe { scan_row_in(lanes, io, &k, f.best, f.boundary) };
             // SAFETY: scan_row wrote the row's width bytes.
             unsafe { s.tb.set_len(tb_at + width) };
             i_end = out.i_end;
@@ -252,23 +197,23 @@ fn fill_admitted<K: Constraints>(
                 first_live = Some(ly0 + out.first_live as u32);
                 np_col = ly0 + out.last_live as u32;
             }
-            best = out.best;
-            boundary = out.boundary;
+            f.best = out.best;
+            f.boundary = out.boundary;
             let pos = |e: usize| if e == NO_POS { -1 } else { e as i64 };
             let (eb, ebb) = (pos(out.ev_best), pos(out.ev_bnd));
             if eb >= 0 || ebb >= 0 {
-                end1 = row;
-                end_is_boundary = ebb >= eb;
-                end2 = ly0 + eb.max(ebb) as u32;
+                f.end1 = row;
+                f.end_is_boundary = ebb >= eb;
+                f.end2 = ly0 + eb.max(ebb) as u32;
             }
         }
-        b_read = b_read.max(stop);
+        f.b_read = f.b_read.max(stop);
         ly = first_live.unwrap_or(stop.max(ly0));
 
         if ly >= ry {
             break;
         }
-        let floor = best.wrapping_sub(y_drop);
+        let floor = f.best.wrapping_sub(y_drop);
         let nn = bounds.right_limit(n);
         let ry_tested = ry;
         let mut i = i_end;
@@ -301,8 +246,7 @@ fn fill_admitted<K: Constraints>(
         prev_base = ly0;
     }
 
-    let score = if end_is_boundary { boundary } else { best };
-    Some(Fill { score, end1, end2, truncated, beyond_bounds, a_read, b_read })
+    Some(f)
 }
 
 /// A row's scoring and which of its cells may be boundary ends (`--noytrim`).
@@ -331,11 +275,118 @@ struct RowOut {
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
 
-/// Inclusive prefix max over the 8 lanes.
+#[derive(Clone, Copy)]
+/// One row's memory for [`scan_row`]: columns `ly0 .. ly0 + width` at offsets 0.. of `pc`/`pd` (the row
+/// above, valid from offset -1), `cc`/`cd` (this row), `sub` (the diagonal's substitution score, read from
+/// offset 1 on) and `tb`; `masks` (ascending columns) are pruned unconditionally.
+struct RowIo<'a> {
+    pc: *const i32,
+    pd: *const i32,
+    cc: *mut i32,
+    cd: *mut i32,
+    sub: *const i32,
+    tb: *mut u8,
+    width: usize,
+    masks: &'a [u32],
+    ly0: u32,
+}
+
+/// 8 lanes (AVX2): `V` and the lane sets `M` are `__m256i` (a lane in the set is all ones).
 #[cfg(target_arch = "x86_64")]
-#[inline]
-#[target_feature(enable = "avx2")]
-unsafe fn incl_max(v: __m256i, min: __m256i) -> __m256i {
+#[derive(Clone, Copy)]
+struct Avx2;
+
+/// 16 lanes (AVX-512): `V` is `__m512i`, `M` a bit per lane.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct Avx512;
+
+/// Declares [`Lanes`], one vector width of [`scan_row`], with each method's AVX2 and AVX-512 bodies side by
+/// side, and implements it for [`Avx2`] and [`Avx512`]. Every method is `#[inline(always)]`, so that it
+/// compiles inside [`scan_row8`] or [`scan_row16`] with their target feature.
+macro_rules! lanes {
+    ($($(#[doc = $doc:literal])* fn $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)? = $avx2:expr, $avx512:expr;)*) => {
+        /// # Safety
+        /// The methods run only where the CPU has the width's feature; pointers are as [`RowIo`]'s.
+        #[cfg(target_arch = "x86_64")]
+        trait Lanes: Copy {
+            const N: usize;
+            type V: Copy;
+            type M: Copy;
+            $($(#[doc = $doc])* unsafe fn $name($($arg: $ty),*) $(-> $ret)?;)*
+        }
+
+        lanes!(@impl Avx2, 8, __m256i, __m256i; $(fn $name($($arg: $ty),*) $(-> $ret)? = $avx2;)*);
+        lanes!(@impl Avx512, 16, __m512i, __mmask16; $(fn $name($($arg: $ty),*) $(-> $ret)? = $avx512;)*);
+    };
+    (@impl $width:ident, $n:literal, $v:ty, $m:ty; $(fn $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)? = $body:expr;)*) => {
+        #[cfg(target_arch = "x86_64")]
+        impl Lanes for $width {
+            const N: usize = $n;
+            type V = $v;
+            type M = $m;
+            $(#[inline(always)] unsafe fn $name($($arg: $ty),*) $(-> $ret)? { $body })*
+        }
+    };
+}
+
+#[rustfmt::skip]
+lanes! {
+    fn splat(x: i32) -> Self::V = _mm256_set1_epi32(x), _mm512_set1_epi32(x);
+    /// Lane k holds k.
+    fn index() -> Self::V =
+        _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    fn load(p: *const i32) -> Self::V = _mm256_loadu_si256(p.cast()), _mm512_loadu_si512(p.cast());
+    /// Lanes 1.. from `p + 1..`; `p` itself is not read (it may lie before the profile).
+    fn load_after_first(p: *const i32) -> Self::V =
+        _mm256_permutevar8x32_epi32(_mm256_loadu_si256(p.wrapping_add(1).cast()), _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6)),
+        _mm512_maskz_loadu_epi32(0xFFFE, p);
+    fn store(p: *mut i32, v: Self::V) = _mm256_storeu_si256(p.cast(), v), _mm512_storeu_si512(p.cast(), v);
+    /// The low byte of each lane, to `N` bytes at `p`.
+    fn store_bytes(p: *mut u8, v: Self::V) = store_bytes8(p, v), _mm_storeu_si128(p.cast(), _mm512_cvtepi32_epi8(v));
+    fn add(a: Self::V, b: Self::V) -> Self::V = _mm256_add_epi32(a, b), _mm512_add_epi32(a, b);
+    fn sub(a: Self::V, b: Self::V) -> Self::V = _mm256_sub_epi32(a, b), _mm512_sub_epi32(a, b);
+    fn mul(a: Self::V, b: Self::V) -> Self::V = _mm256_mullo_epi32(a, b), _mm512_mullo_epi32(a, b);
+    fn max(a: Self::V, b: Self::V) -> Self::V = _mm256_max_epi32(a, b), _mm512_max_epi32(a, b);
+    fn gt(a: Self::V, b: Self::V) -> Self::M = _mm256_cmpgt_epi32(a, b), _mm512_cmpgt_epi32_mask(a, b);
+    /// `a` in the lanes of `m`, else `b`.
+    fn select(m: Self::M, a: Self::V, b: Self::V) -> Self::V = _mm256_blendv_epi8(b, a, m), _mm512_mask_mov_epi32(b, m, a);
+    /// `v - 1` in the lanes of `m`, else `v` (FROM_D to FROM_I in a link).
+    fn dec_where(m: Self::M, v: Self::V) -> Self::V = _mm256_add_epi32(v, m), _mm512_mask_sub_epi32(v, m, v, _mm512_set1_epi32(1));
+    /// `v` outside the lanes of `m`, else 0.
+    fn clear(m: Self::M, v: Self::V) -> Self::V = _mm256_andnot_si256(m, v), _mm512_maskz_mov_epi32(!m, v);
+    /// `v` with lane 0 from `x`.
+    fn set_first(v: Self::V, x: Self::V) -> Self::V = _mm256_blend_epi32::<0x01>(v, x), _mm512_mask_mov_epi32(v, 1, x);
+    /// The lanes moved up by one, lane 0 from `fill` (a splat).
+    fn shift_in(v: Self::V, fill: Self::V) -> Self::V =
+        _mm256_blend_epi32::<0x01>(_mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6)), fill),
+        _mm512_alignr_epi32::<15>(v, fill);
+    /// Inclusive prefix max over the lanes (`min`: the splat of i32::MIN).
+    fn incl_max(v: Self::V, min: Self::V) -> Self::V = incl_max8(v, min), incl_max16(v, min);
+    /// The last lane in every lane.
+    fn splat_last(v: Self::V) -> Self::V =
+        _mm256_permutevar8x32_epi32(v, _mm256_set1_epi32(7)),
+        _mm512_permutexvar_epi32(_mm512_set1_epi32(15), v);
+    fn first(v: Self::V) -> i32 = _mm256_cvtsi256_si32(v), _mm512_cvtsi512_si32(v);
+    /// Lanes `0..n`.
+    fn below(n: usize) -> Self::M =
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(n as i32), Self::index()),
+        if n == 16 { 0xFFFF } else { (1u16 << n) - 1 };
+    /// Lane `k` alone.
+    fn only(k: usize) -> Self::M = _mm256_cmpeq_epi32(Self::index(), _mm256_set1_epi32(k as i32)), 1u16 << k;
+    fn and(a: Self::M, b: Self::M) -> Self::M = _mm256_and_si256(a, b), a & b;
+    fn or(a: Self::M, b: Self::M) -> Self::M = _mm256_or_si256(a, b), a | b;
+    /// `b` without the lanes of `a`.
+    fn andnot(a: Self::M, b: Self::M) -> Self::M = _mm256_andnot_si256(a, b), !a & b;
+    /// Bit k: lane k.
+    fn bits(m: Self::M) -> u32 = _mm256_movemask_ps(_mm256_castsi256_ps(m)) as u32, m as u32;
+}
+
+/// [`Lanes::incl_max`] in 8 lanes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn incl_max8(v: __m256i, min: __m256i) -> __m256i {
     // within each 128-bit half: shift up by 1 then 2 lanes (filling with min); then the low half's last
     // lane into the high half
     let v = _mm256_max_epi32(v, _mm256_alignr_epi8::<12>(v, min));
@@ -344,237 +395,9 @@ unsafe fn incl_max(v: __m256i, min: __m256i) -> __m256i {
     _mm256_max_epi32(v, _mm256_blend_epi32::<0x0F>(t, min))
 }
 
-/// The lanes shifted up by one, `first` in lane 0.
+/// [`Lanes::incl_max`] in 16 lanes.
 #[cfg(target_arch = "x86_64")]
-#[inline]
-#[target_feature(enable = "avx2")]
-unsafe fn shift_in(v: __m256i, first: __m256i) -> __m256i {
-    let t = _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6));
-    _mm256_blend_epi32::<0x01>(t, first)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[inline]
-#[target_feature(enable = "avx2")]
-unsafe fn bits(m: __m256i) -> u32 {
-    _mm256_movemask_ps(_mm256_castsi256_ps(m)) as u32
-}
-
-/// What a chunk of 8 columns computes before the carries: its scores and its insertion scan.
-#[cfg(target_arch = "x86_64")]
-#[derive(Clone, Copy)]
-struct ChunkHead8 {
-    valid: usize,
-    act: __m256i,
-    s: __m256i,
-    d: __m256i,
-    d_gt_s: __m256i,
-    zi: __m256i,
-}
-
-#[cfg(target_arch = "x86_64")]
-impl Default for ChunkHead8 {
-    fn default() -> Self {
-        // SAFETY: AVX zeros: a value never read (no chunk follows).
-        let z = unsafe { std::mem::zeroed() };
-        ChunkHead8 { valid: 0, act: z, s: z, d: z, d_gt_s: z, zi: z }
-    }
-}
-
-/// The chunk at offset `j` of a run ending at `seg_end` (see [`scan_row8`]'s pointers).
-#[cfg(target_arch = "x86_64")]
-#[inline]
-#[target_feature(enable = "avx2")]
-unsafe fn chunk_head8(
-    pc: *const i32,
-    pd: *const i32,
-    sub: *const i32,
-    j: usize,
-    seg_end: usize,
-    oev: __m256i,
-    e_l1: __m256i,
-) -> ChunkHead8 {
-    let min = _mm256_set1_epi32(i32::MIN);
-    let valid = (seg_end - j).min(8);
-    let act = _mm256_cmpgt_epi32(_mm256_set1_epi32(valid as i32), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    let cl = _mm256_loadu_si256(pc.offset(j as isize - 1) as *const __m256i);
-    let d = _mm256_loadu_si256(pd.add(j) as *const __m256i);
-    let s = if j == 0 {
-        // no diagonal into the row's first column (and no score to read when it is column 0)
-        let first = _mm256_loadu_si256(sub.wrapping_add(1) as *const __m256i);
-        _mm256_blend_epi32::<0x01>(
-            _mm256_add_epi32(cl, _mm256_permutevar8x32_epi32(first, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6))),
-            _mm256_set1_epi32(NEG_INF),
-        )
-    } else {
-        _mm256_add_epi32(cl, _mm256_loadu_si256(sub.add(j) as *const __m256i))
-    };
-    let d_gt_s = _mm256_cmpgt_epi32(d, s);
-    // an insertion opens only from a substitution-ended cell: S >= D decides it (gapOpen >= 0)
-    let opens = _mm256_andnot_si256(d_gt_s, act);
-    let z = _mm256_blendv_epi8(min, _mm256_add_epi32(_mm256_sub_epi32(s, oev), e_l1), opens);
-    ChunkHead8 { valid, act, s, d, d_gt_s, zi: incl_max(z, min) }
-}
-
-/// One row: columns `ly0 .. ly0 + width` at offsets 0.. of `pc`/`pd` (the row above, valid from offset -1),
-/// `cc`/`cd` (this row), `sub` (the diagonal's substitution score, read from offset 1 on) and `tb`; `masks`
-/// (ascending columns) are pruned unconditionally.
-#[cfg(target_arch = "x86_64")]
-#[allow(clippy::too_many_arguments)]
-#[target_feature(enable = "avx2")]
-unsafe fn scan_row8(
-    pc: *const i32,
-    pd: *const i32,
-    cc: *mut i32,
-    cd: *mut i32,
-    sub: *const i32,
-    tb: *mut u8,
-    width: usize,
-    masks: &[u32],
-    ly0: u32,
-    k: &RowConsts,
-    best: i32,
-    boundary: i32,
-) -> RowOut {
-    let lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    let min = _mm256_set1_epi32(i32::MIN);
-    let neg = _mm256_set1_epi32(NEG_INF);
-    let ev = _mm256_set1_epi32(k.gap_e);
-    let oev = _mm256_set1_epi32(k.gap_oe);
-    let ydv = _mm256_set1_epi32(k.y_drop);
-    // E * lane and E * (lane + 1): the insertion scan runs on open + E * (offset + 1)
-    let e_l = _mm256_mullo_epi32(ev, lane);
-    let e_l1 = _mm256_add_epi32(e_l, ev);
-    let e_8 = _mm256_set1_epi32(k.gap_e * 8);
-    let link_d_ext = _mm256_set1_epi32(8);
-    let link_i_ext = _mm256_set1_epi32(4);
-    let link_gap_d = _mm256_set1_epi32(14); // FROM_D | I_EXTEND | D_EXTEND
-
-    let mut out = RowOut {
-        first_live: NO_POS,
-        last_live: NO_POS,
-        ev_best: NO_POS,
-        ev_bnd: NO_POS,
-        best,
-        boundary,
-        i_end: NEG_INF,
-    };
-    let last = _mm256_set1_epi32(7);
-    // carries in every lane: the insertion score entering the next column (never below NEG_INF: see the
-    // kernel), the best and the boundary so far
-    let mut ic = neg;
-    let mut best_v = _mm256_set1_epi32(best);
-    let mut bnd_v = _mm256_set1_epi32(boundary);
-    let mut seg = 0usize;
-    let mut next_mask = 0usize;
-    loop {
-        let seg_end = match masks.get(next_mask) {
-            Some(&x) => (x - ly0) as usize,
-            None => width,
-        };
-        let mut j = seg;
-        // (each chunk's loads and insertion scan, which need no carry, are done one chunk ahead: the
-        // scans' latency then overlaps the chunk before)
-        let mut next =
-            if j < seg_end { chunk_head8(pc, pd, sub, j, seg_end, oev, e_l1) } else { ChunkHead8::default() };
-        while j < seg_end {
-            let ChunkHead8 { valid, act, s, d, d_gt_s, zi } = next;
-            if j + 8 < seg_end {
-                next = chunk_head8(pc, pd, sub, j + 8, seg_end, oev, e_l1);
-            }
-            let zx = _mm256_max_epi32(shift_in(zi, min), ic);
-            let iv = _mm256_max_epi32(neg, _mm256_sub_epi32(zx, e_l));
-            let gap = _mm256_or_si256(d_gt_s, _mm256_cmpgt_epi32(iv, s));
-            let c = _mm256_max_epi32(s, _mm256_max_epi32(d, iv));
-            // the best before each cell: substitution-ended cells only
-            let sub_ended = _mm256_andnot_si256(gap, act);
-            // (no substitution-ended cell reaching the best so far: the best before each cell is it)
-            let reaches = _mm256_andnot_si256(_mm256_cmpgt_epi32(best_v, s), sub_ended);
-            let (bx, best_next) = if _mm256_testz_si256(reaches, reaches) != 0 {
-                (best_v, best_v)
-            } else {
-                let bi = incl_max(_mm256_blendv_epi8(min, s, sub_ended), min);
-                (
-                    _mm256_max_epi32(shift_in(bi, min), best_v),
-                    _mm256_max_epi32(best_v, _mm256_permutevar8x32_epi32(bi, last)),
-                )
-            };
-            let pruned = _mm256_and_si256(act, _mm256_cmpgt_epi32(_mm256_sub_epi32(bx, ydv), c));
-            let live = _mm256_andnot_si256(pruned, act);
-            let live_sub = _mm256_andnot_si256(pruned, sub_ended);
-            // a later cell wins a tie
-            let raises = _mm256_andnot_si256(_mm256_cmpgt_epi32(bx, s), live_sub);
-
-            let dme = _mm256_sub_epi32(d, ev);
-            let o = _mm256_sub_epi32(c, oev);
-            let dn = _mm256_blendv_epi8(_mm256_max_epi32(o, dme), dme, gap);
-            _mm256_storeu_si256(cc.add(j) as *mut __m256i, _mm256_blendv_epi8(c, neg, pruned));
-            _mm256_storeu_si256(cd.add(j) as *mut __m256i, _mm256_blendv_epi8(dn, neg, pruned));
-            // gap-ended: FROM_D (tie) or FROM_I, both extend bits; substitution-ended: the extend bit of
-            // each gap that does not open here
-            let link_gap = _mm256_add_epi32(link_gap_d, _mm256_cmpgt_epi32(iv, d));
-            let link_sub = _mm256_or_si256(
-                _mm256_andnot_si256(_mm256_cmpgt_epi32(o, dme), link_d_ext),
-                _mm256_andnot_si256(_mm256_cmpgt_epi32(o, _mm256_sub_epi32(iv, ev)), link_i_ext),
-            );
-            let link = _mm256_andnot_si256(pruned, _mm256_blendv_epi8(link_sub, link_gap, gap));
-            let p16 = _mm256_packs_epi32(link, link);
-            // bytes 0-3 of each half hold the half's 4 links
-            let p8 =
-                _mm256_permutevar8x32_epi32(_mm256_packus_epi16(p16, p16), _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0));
-            _mm_storel_epi64(tb.add(j) as *mut __m128i, _mm256_castsi256_si128(p8));
-
-            // (selects, not branches: these bits follow the data)
-            let live_bits = bits(live);
-            let first = if live_bits != 0 { j + live_bits.trailing_zeros() as usize } else { NO_POS };
-            out.first_live = out.first_live.min(first);
-            out.last_live = if live_bits != 0 { j + 31 - live_bits.leading_zeros() as usize } else { out.last_live };
-            let raise_bits = bits(raises);
-            out.ev_best = if raise_bits != 0 { j + 31 - raise_bits.leading_zeros() as usize } else { out.ev_best };
-            if k.bnd_all || (k.bnd_col >= j && k.bnd_col < j + valid) {
-                let cand = if k.bnd_all {
-                    live_sub
-                } else {
-                    _mm256_and_si256(live_sub, _mm256_cmpeq_epi32(lane, _mm256_set1_epi32((k.bnd_col - j) as i32)))
-                };
-                let bbi = incl_max(_mm256_blendv_epi8(min, s, cand), min);
-                let bbx = _mm256_max_epi32(shift_in(bbi, min), bnd_v);
-                let bnd_bits = bits(_mm256_andnot_si256(_mm256_cmpgt_epi32(bbx, s), cand));
-                if bnd_bits != 0 {
-                    out.ev_bnd = j + 31 - bnd_bits.leading_zeros() as usize;
-                }
-                bnd_v = _mm256_max_epi32(bnd_v, _mm256_permutevar8x32_epi32(bbi, last));
-            }
-            best_v = best_next;
-            let zmax = _mm256_max_epi32(_mm256_permutevar8x32_epi32(zi, last), ic);
-            ic = if valid == 8 {
-                _mm256_max_epi32(neg, _mm256_sub_epi32(zmax, e_8))
-            } else {
-                _mm256_max_epi32(neg, _mm256_sub_epi32(zmax, _mm256_set1_epi32(k.gap_e * valid as i32)))
-            };
-            j += 8;
-        }
-        if seg_end >= width {
-            break;
-        }
-        // a masked cell: pruned whatever its scores, and the insertion run stops
-        *cc.add(seg_end) = NEG_INF;
-        *cd.add(seg_end) = NEG_INF;
-        *tb.add(seg_end) = 0;
-        ic = neg;
-        seg = seg_end + 1;
-        next_mask += 1;
-    }
-    out.best = _mm256_cvtsi256_si32(best_v);
-    out.boundary = _mm256_cvtsi256_si32(bnd_v);
-    out.i_end = _mm256_cvtsi256_si32(ic);
-    out
-}
-
-/// Inclusive prefix max over the 16 lanes.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-#[target_feature(enable = "avx512f")]
+#[inline(always)]
 unsafe fn incl_max16(v: __m512i, min: __m512i) -> __m512i {
     // shifted up by 1, 2, 4, 8 lanes, filling with min
     let v = _mm512_max_epi32(v, _mm512_alignr_epi32::<15>(v, min));
@@ -583,91 +406,67 @@ unsafe fn incl_max16(v: __m512i, min: __m512i) -> __m512i {
     _mm512_max_epi32(v, _mm512_alignr_epi32::<8>(v, min))
 }
 
-/// What a chunk of 16 columns computes before the carries: its scores and its insertion scan.
+/// [`Lanes::store_bytes`] from 8 lanes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn store_bytes8(p: *mut u8, v: __m256i) {
+    let p16 = _mm256_packs_epi32(v, v);
+    // bytes 0-3 of each half hold the half's 4 bytes
+    let p8 = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(p16, p16), _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0));
+    _mm_storel_epi64(p.cast(), _mm256_castsi256_si128(p8))
+}
+
+/// What a chunk of columns computes before the carries: its scores and its insertion scan.
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
-struct ChunkHead16 {
+struct ChunkHead<L: Lanes> {
     valid: usize,
-    act: __mmask16,
-    s: __m512i,
-    d: __m512i,
-    d_gt_s: __mmask16,
-    zi: __m512i,
+    act: L::M,
+    s: L::V,
+    d: L::V,
+    d_gt_s: L::M,
+    zi: L::V,
 }
 
+/// The chunk at offset `j` of a run ending at `seg_end` (see [`RowIo`]'s pointers).
 #[cfg(target_arch = "x86_64")]
-impl Default for ChunkHead16 {
-    fn default() -> Self {
-        // SAFETY: AVX-512 zeros: a value never read (no chunk follows).
-        let z = unsafe { std::mem::zeroed() };
-        ChunkHead16 { valid: 0, act: 0, s: z, d: z, d_gt_s: 0, zi: z }
-    }
-}
-
-/// The chunk at offset `j` of a run ending at `seg_end` (see [`scan_row16`]'s pointers).
-#[cfg(target_arch = "x86_64")]
-#[inline]
-#[target_feature(enable = "avx512f")]
-unsafe fn chunk_head16(
-    pc: *const i32,
-    pd: *const i32,
-    sub: *const i32,
-    j: usize,
-    seg_end: usize,
-    oev: __m512i,
-    e_l1: __m512i,
-) -> ChunkHead16 {
-    let min = _mm512_set1_epi32(i32::MIN);
-    let valid = (seg_end - j).min(16);
-    let act: __mmask16 = if valid == 16 { 0xFFFF } else { (1u16 << valid) - 1 };
-    let cl = _mm512_loadu_si512(pc.offset(j as isize - 1) as *const __m512i);
-    let d = _mm512_loadu_si512(pd.add(j) as *const __m512i);
+#[inline(always)]
+unsafe fn chunk_head<L: Lanes>(pc: *const i32, pd: *const i32, sub: *const i32, j: usize, seg_end: usize, oev: L::V, e_l1: L::V) -> ChunkHead<L> {
+    let min = L::splat(i32::MIN);
+    let valid = (seg_end - j).min(L::N);
+    let act = L::below(valid);
+    let cl = L::load(pc.offset(j as isize - 1));
+    let d = L::load(pd.add(j));
     let s = if j == 0 {
         // no diagonal into the row's first column (and no score to read when it is column 0)
-        _mm512_mask_mov_epi32(
-            _mm512_add_epi32(cl, _mm512_maskz_loadu_epi32(0xFFFE, sub)),
-            1,
-            _mm512_set1_epi32(NEG_INF),
-        )
+        L::set_first(L::add(cl, L::load_after_first(sub)), L::splat(NEG_INF))
     } else {
-        _mm512_add_epi32(cl, _mm512_loadu_si512(sub.add(j) as *const __m512i))
+        L::add(cl, L::load(sub.add(j)))
     };
-    let d_gt_s = _mm512_cmpgt_epi32_mask(d, s);
+    let d_gt_s = L::gt(d, s);
     // an insertion opens only from a substitution-ended cell: S >= D decides it (gapOpen >= 0)
-    let z = _mm512_mask_add_epi32(min, act & !d_gt_s, _mm512_sub_epi32(s, oev), e_l1);
-    ChunkHead16 { valid, act, s, d, d_gt_s, zi: incl_max16(z, min) }
+    let z = L::select(L::andnot(d_gt_s, act), L::add(L::sub(s, oev), e_l1), min);
+    ChunkHead { valid, act, s, d, d_gt_s, zi: L::incl_max(z, min) }
 }
 
-/// [`scan_row8`] with 16 lanes (AVX-512).
+/// One row in `L`'s lanes, from the best and boundary so far.
 #[cfg(target_arch = "x86_64")]
-#[allow(clippy::too_many_arguments)]
-#[target_feature(enable = "avx512f")]
-unsafe fn scan_row16(
-    pc: *const i32,
-    pd: *const i32,
-    cc: *mut i32,
-    cd: *mut i32,
-    sub: *const i32,
-    tb: *mut u8,
-    width: usize,
-    masks: &[u32],
-    ly0: u32,
-    k: &RowConsts,
-    best: i32,
-    boundary: i32,
-) -> RowOut {
-    let lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    let min = _mm512_set1_epi32(i32::MIN);
-    let neg = _mm512_set1_epi32(NEG_INF);
-    let ev = _mm512_set1_epi32(k.gap_e);
-    let oev = _mm512_set1_epi32(k.gap_oe);
-    let ydv = _mm512_set1_epi32(k.y_drop);
-    let e_l = _mm512_mullo_epi32(ev, lane);
-    let e_l1 = _mm512_add_epi32(e_l, ev);
-    let e_16 = _mm512_set1_epi32(k.gap_e * 16);
-    let last = _mm512_set1_epi32(15);
-    let (link_d_ext, link_i_ext) = (_mm512_set1_epi32(8), _mm512_set1_epi32(4));
-    let (link_gap_i, link_gap_d) = (_mm512_set1_epi32(13), _mm512_set1_epi32(14));
+#[inline(always)]
+unsafe fn scan_row<L: Lanes>(io: RowIo, k: &RowConsts, best: i32, boundary: i32) -> RowOut {
+    // (locals, not loads through `io` and `k`: the stores below could alias them)
+    let RowIo { pc, pd, cc, cd, sub, tb, width, masks, ly0 } = io;
+    let RowConsts { gap_e, gap_oe, y_drop, bnd_all, bnd_col } = *k;
+    let min = L::splat(i32::MIN);
+    let neg = L::splat(NEG_INF);
+    let ev = L::splat(gap_e);
+    let oev = L::splat(gap_oe);
+    let ydv = L::splat(y_drop);
+    // E * lane and E * (lane + 1): the insertion scan runs on open + E * (offset + 1)
+    let e_l = L::mul(ev, L::index());
+    let e_l1 = L::add(e_l, ev);
+    let e_chunk = L::splat(gap_e * L::N as i32);
+    let (link_d_ext, link_i_ext) = (L::splat(8), L::splat(4));
+    let link_gap_d = L::splat(14); // FROM_D | I_EXTEND | D_EXTEND
 
     let mut out = RowOut {
         first_live: NO_POS,
@@ -678,9 +477,11 @@ unsafe fn scan_row16(
         boundary,
         i_end: NEG_INF,
     };
+    // carries in every lane: the insertion score entering the next column (never below NEG_INF: see the
+    // kernel), the best and the boundary so far
     let mut ic = neg;
-    let mut best_v = _mm512_set1_epi32(best);
-    let mut bnd_v = _mm512_set1_epi32(boundary);
+    let mut best_v = L::splat(best);
+    let mut bnd_v = L::splat(boundary);
     let mut seg = 0usize;
     let mut next_mask = 0usize;
     loop {
@@ -690,72 +491,70 @@ unsafe fn scan_row16(
         };
         let mut j = seg;
         // (each chunk's loads and insertion scan, which need no carry, are done one chunk ahead: the
-        // scans' latency then overlaps the chunk before)
-        let mut next =
-            if j < seg_end { chunk_head16(pc, pd, sub, j, seg_end, oev, e_l1) } else { ChunkHead16::default() };
+        // scans' latency then overlaps the chunk before; zeros, plain data, stand for no chunk and are never read)
+        let mut next = if j < seg_end { chunk_head::<L>(pc, pd, sub, j, seg_end, oev, e_l1) } else { std::mem::zeroed() };
         while j < seg_end {
-            let ChunkHead16 { valid, act, s, d, d_gt_s, zi } = next;
-            if j + 16 < seg_end {
-                next = chunk_head16(pc, pd, sub, j + 16, seg_end, oev, e_l1);
+            let ChunkHead { valid, act, s, d, d_gt_s, zi } = next;
+            if j + L::N < seg_end {
+                next = chunk_head::<L>(pc, pd, sub, j + L::N, seg_end, oev, e_l1);
             }
-            let zx = _mm512_max_epi32(_mm512_alignr_epi32::<15>(zi, min), ic);
-            let iv = _mm512_max_epi32(neg, _mm512_sub_epi32(zx, e_l));
-            let gap = d_gt_s | _mm512_cmpgt_epi32_mask(iv, s);
-            let c = _mm512_max_epi32(s, _mm512_max_epi32(d, iv));
-            let sub_ended = act & !gap;
+            let zx = L::max(L::shift_in(zi, min), ic);
+            let iv = L::max(neg, L::sub(zx, e_l));
+            let gap = L::or(d_gt_s, L::gt(iv, s));
+            let c = L::max(s, L::max(d, iv));
+            // the best before each cell: substitution-ended cells only
+            let sub_ended = L::andnot(gap, act);
             // (no substitution-ended cell reaching the best so far: the best before each cell is it)
-            let (bx, best_next) = if sub_ended & !_mm512_cmpgt_epi32_mask(best_v, s) == 0 {
+            let reaches = L::andnot(L::gt(best_v, s), sub_ended);
+            let (bx, best_next) = if L::bits(reaches) == 0 {
                 (best_v, best_v)
             } else {
-                let bi = incl_max16(_mm512_mask_mov_epi32(min, sub_ended, s), min);
-                (
-                    _mm512_max_epi32(_mm512_alignr_epi32::<15>(bi, min), best_v),
-                    _mm512_max_epi32(best_v, _mm512_permutexvar_epi32(last, bi)),
-                )
+                let bi = L::incl_max(L::select(sub_ended, s, min), min);
+                (L::max(L::shift_in(bi, min), best_v), L::max(best_v, L::splat_last(bi)))
             };
-            let pruned = act & _mm512_cmpgt_epi32_mask(_mm512_sub_epi32(bx, ydv), c);
-            let live = act & !pruned;
-            let live_sub = sub_ended & !pruned;
-            let raises = live_sub & !_mm512_cmpgt_epi32_mask(bx, s);
+            let pruned = L::and(act, L::gt(L::sub(bx, ydv), c));
+            let live = L::andnot(pruned, act);
+            let live_sub = L::andnot(pruned, sub_ended);
+            // a later cell wins a tie
+            let raises = L::andnot(L::gt(bx, s), live_sub);
 
-            let dme = _mm512_sub_epi32(d, ev);
-            let o = _mm512_sub_epi32(c, oev);
-            let dn = _mm512_mask_mov_epi32(_mm512_max_epi32(o, dme), gap, dme);
-            _mm512_storeu_si512(cc.add(j) as *mut __m512i, _mm512_mask_mov_epi32(c, pruned, neg));
-            _mm512_storeu_si512(cd.add(j) as *mut __m512i, _mm512_mask_mov_epi32(dn, pruned, neg));
-            let link_gap = _mm512_mask_mov_epi32(link_gap_d, _mm512_cmpgt_epi32_mask(iv, d), link_gap_i);
-            let link_sub = _mm512_or_si512(
-                _mm512_maskz_mov_epi32(!_mm512_cmpgt_epi32_mask(o, dme), link_d_ext),
-                _mm512_maskz_mov_epi32(!_mm512_cmpgt_epi32_mask(o, _mm512_sub_epi32(iv, ev)), link_i_ext),
-            );
-            let link = _mm512_maskz_mov_epi32(!pruned, _mm512_mask_mov_epi32(link_sub, gap, link_gap));
-            _mm_storeu_si128(tb.add(j) as *mut __m128i, _mm512_cvtepi32_epi8(link));
+            let dme = L::sub(d, ev);
+            let o = L::sub(c, oev);
+            let dn = L::select(gap, dme, L::max(o, dme));
+            L::store(cc.add(j), L::select(pruned, neg, c));
+            L::store(cd.add(j), L::select(pruned, neg, dn));
+            // gap-ended: FROM_D (tie) or FROM_I, both extend bits; substitution-ended: the extend bit of
+            // each gap that does not open here (two different bits: + is |)
+            let link_gap = L::dec_where(L::gt(iv, d), link_gap_d);
+            let link_sub = L::add(L::clear(L::gt(o, dme), link_d_ext), L::clear(L::gt(o, L::sub(iv, ev)), link_i_ext));
+            let link = L::clear(pruned, L::select(gap, link_gap, link_sub));
+            L::store_bytes(tb.add(j), link);
 
             // (selects, not branches: these bits follow the data)
-            let live_bits = live as u32;
+            let live_bits = L::bits(live);
             let first = if live_bits != 0 { j + live_bits.trailing_zeros() as usize } else { NO_POS };
             out.first_live = out.first_live.min(first);
             out.last_live = if live_bits != 0 { j + 31 - live_bits.leading_zeros() as usize } else { out.last_live };
-            let raise_bits = raises as u32;
+            let raise_bits = L::bits(raises);
             out.ev_best = if raise_bits != 0 { j + 31 - raise_bits.leading_zeros() as usize } else { out.ev_best };
-            if k.bnd_all || (k.bnd_col >= j && k.bnd_col < j + valid) {
-                let cand = if k.bnd_all { live_sub } else { live_sub & (1u16 << (k.bnd_col - j)) };
-                let bbi = incl_max16(_mm512_mask_mov_epi32(min, cand, s), min);
-                let bbx = _mm512_max_epi32(_mm512_alignr_epi32::<15>(bbi, min), bnd_v);
-                let bnd_bits = cand & !_mm512_cmpgt_epi32_mask(bbx, s);
+            if bnd_all || (bnd_col >= j && bnd_col < j + valid) {
+                let cand = if bnd_all { live_sub } else { L::and(live_sub, L::only(bnd_col - j)) };
+                let bbi = L::incl_max(L::select(cand, s, min), min);
+                let bbx = L::max(L::shift_in(bbi, min), bnd_v);
+                let bnd_bits = L::bits(L::andnot(L::gt(bbx, s), cand));
                 if bnd_bits != 0 {
-                    out.ev_bnd = j + 31 - (bnd_bits as u32).leading_zeros() as usize;
+                    out.ev_bnd = j + 31 - bnd_bits.leading_zeros() as usize;
                 }
-                bnd_v = _mm512_max_epi32(bnd_v, _mm512_permutexvar_epi32(last, bbi));
+                bnd_v = L::max(bnd_v, L::splat_last(bbi));
             }
             best_v = best_next;
-            let zmax = _mm512_max_epi32(_mm512_permutexvar_epi32(last, zi), ic);
-            ic = if valid == 16 {
-                _mm512_max_epi32(neg, _mm512_sub_epi32(zmax, e_16))
+            let zmax = L::max(L::splat_last(zi), ic);
+            ic = if valid == L::N {
+                L::max(neg, L::sub(zmax, e_chunk))
             } else {
-                _mm512_max_epi32(neg, _mm512_sub_epi32(zmax, _mm512_set1_epi32(k.gap_e * valid as i32)))
+                L::max(neg, L::sub(zmax, L::splat(gap_e * valid as i32)))
             };
-            j += 16;
+            j += L::N;
         }
         if seg_end >= width {
             break;
@@ -768,8 +567,37 @@ unsafe fn scan_row16(
         seg = seg_end + 1;
         next_mask += 1;
     }
-    out.best = _mm512_cvtsi512_si32(best_v);
-    out.boundary = _mm512_cvtsi512_si32(bnd_v);
-    out.i_end = _mm512_cvtsi512_si32(ic);
+    out.best = L::first(best_v);
+    out.boundary = L::first(bnd_v);
+    out.i_end = L::first(ic);
     out
+}
+
+/// [`scan_row`] with AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn scan_row8(io: RowIo, k: &RowConsts, best: i32, boundary: i32) -> RowOut {
+    scan_row::<Avx2>(io, k, best, boundary)
+}
+
+/// [`scan_row`] with AVX-512.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn scan_row16(io: RowIo, k: &RowConsts, best: i32, boundary: i32) -> RowOut {
+    scan_row::<Avx512>(io, k, best, boundary)
+}
+
+/// [`scan_row`] in `lanes` (8 or 16) lanes, which the CPU has.
+#[cfg(target_arch = "x86_64")]
+unsafe fn scan_row_in(lanes: usize, io: RowIo, k: &RowConsts, best: i32, boundary: i32) -> RowOut {
+    if lanes == 16 {
+        scan_row16(io, k, best, boundary)
+    } else {
+        scan_row8(io, k, best, boundary)
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn scan_row_in(_: usize, _: RowIo, _: &RowConsts, _: i32, _: i32) -> RowOut {
+    unreachable!("no vector lanes on this CPU (`available`)")
 }
