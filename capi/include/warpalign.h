@@ -739,7 +739,8 @@ enum warpalign_status warpalign_ydrop_schedule_inserted(struct warpalign_ydrop_s
  * One y-drop call of the loop: `job` without bounds (they come from the host's `bounds` with `of` = 0 when
  * `constrained`: an earlier alignment can bound or mask the call), `anchor1` the loop's anchor. Sets `*done`
  * to 1 and writes the result, whose `ops` belong to the schedule until its next call (do not free them);
- * or sets it to 0: run LASTZ's own function, then call warpalign_ydrop_schedule_original_done.
+ * or sets it to 0: run LASTZ's own function, then call warpalign_ydrop_schedule_original_done (also for a
+ * job outside its contract, see warpalign_ydrop_job: LASTZ's function answers it as upstream does).
  */
 enum warpalign_status warpalign_ydrop_schedule_extend(struct warpalign_ydrop_schedule *s,
                                                       const struct warpalign_ydrop_job *job,
