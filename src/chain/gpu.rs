@@ -15,9 +15,10 @@
 use super::twin::{self, Fill, Params};
 use super::{ChainDpJob, ChainDpResult};
 use crate::gpu::GpuRuntime;
-use cudarc::driver::{CudaEvent, CudaSlice, DevicePtrMut, LaunchConfig, PinnedHostSlice, PushKernelArg};
+use cudarc::driver::{CudaEvent, CudaSlice, CudaStream, DevicePtrMut, LaunchConfig, PinnedHostSlice, PushKernelArg};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const MODULE_NAME: &str = "chain_dp";
@@ -157,28 +158,23 @@ fn for_each_launched(
         .context()
         .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
         .map_err(|e| format!("device attribute: {e:?}"))? as usize;
-    let profile = std::env::var("WARPALIGN_CHAIN_GPU_PROFILE").is_ok_and(|v| v.trim() != "0" && !v.is_empty());
+    let profile = crate::gpu::profiling("WARPALIGN_CHAIN_GPU_PROFILE");
+    // (one stream for the batch: its launches queue behind one another, the upload of one during the other)
+    let st = rt.lease_stream()?;
     let todo: Vec<usize> = (0..jobs.len()).filter(|&i| jobs[i].n_anchors > 0).collect();
-    let mut parts = Vec::new();
-    let mut start = 0;
-    while start < todo.len() {
-        let mut end = start;
-        let mut total = 0usize;
-        while end < todo.len() && (end == start || total + jobs[todo[end]].n_anchors as usize <= LAUNCH_ANCHORS) {
-            total += jobs[todo[end]].n_anchors as usize;
-            end += 1;
-        }
-        parts.push((&todo[start..end], total));
-        start = end;
-    }
+    let anchors = |k: usize| jobs[todo[k]].n_anchors as usize;
+    let parts: Vec<(&[usize], usize)> = crate::gpu::launches(todo.len(), usize::MAX, [LAUNCH_ANCHORS], |k| [anchors(k)])
+        .into_iter()
+        .map(|r| (&todo[r.clone()], r.map(anchors).sum()))
+        .collect();
     let mut queued = match parts.first() {
-        Some(&(idx, total)) => Some(enqueue(rt, &func, sms, jobs, idx, total, download)?),
+        Some(&(idx, total)) => Some(enqueue(rt, &st, &func, sms, jobs, idx, total, download)?),
         None => None,
     };
     for k in 0..parts.len() {
         let l = queued.take().expect("each launch is queued before it is taken");
         if let Some(&(idx, total)) = parts.get(k + 1) {
-            queued = Some(enqueue(rt, &func, sms, jobs, idx, total, download)?);
+            queued = Some(enqueue(rt, &st, &func, sms, jobs, idx, total, download)?);
         }
         let idx = parts[k].0;
         // jobs end about shortest first: the workers take them in that order, each waiting for its job's flag
@@ -231,6 +227,7 @@ pub fn fill_batch_gpu(rt: &GpuRuntime, jobs: &[ChainDpJob]) -> Result<Vec<Fill>,
 /// it ends).
 fn enqueue(
     rt: &GpuRuntime,
+    st: &Arc<CudaStream>,
     func: &cudarc::driver::CudaFunction,
     sms: usize,
     jobs: &[ChainDpJob],
@@ -240,7 +237,6 @@ fn enqueue(
 ) -> Result<Launched, String> {
     let err = |what: &str, e: cudarc::driver::DriverError| format!("chain gpu {what}: {e:?}");
     let t0 = Instant::now();
-    let st = rt.stream();
     let nj = idx.len();
     let mut off = Vec::with_capacity(nj);
     let mut cnt_n = Vec::with_capacity(nj);

@@ -120,7 +120,8 @@ pub fn compile(name: &str, src: &str, arch: &str) -> Result<String, String> {
 
 pub struct GpuRuntime {
     ctx: Arc<CudaContext>,
-    stream: Arc<CudaStream>,
+    /// Streams kept between batches ([`GpuRuntime::lease_stream`]).
+    streams: Mutex<Vec<Arc<CudaStream>>>,
     device_name: String,
     arch: String,
     /// Kernel modules by name, loaded on first use.
@@ -134,6 +135,59 @@ pub const GPU_MIN_JOBS: usize = 64;
 
 /// Jobs per launch at most, in every engine.
 pub const LAUNCH_JOBS: usize = 32768;
+
+/// Streams a runtime keeps for later batches, at most (the rest are destroyed when returned).
+const STREAMS_KEPT: usize = 16;
+
+/// A stream from [`GpuRuntime::lease_stream`]. Work still queued on it when it is returned stays ordered before
+/// the next lessee's.
+pub struct StreamLease<'a> {
+    rt: &'a GpuRuntime,
+    stream: Option<Arc<CudaStream>>,
+}
+
+impl std::ops::Deref for StreamLease<'_> {
+    type Target = Arc<CudaStream>;
+    fn deref(&self) -> &Arc<CudaStream> {
+        self.stream.as_ref().expect("a lease holds its stream until dropped")
+    }
+}
+
+impl Drop for StreamLease<'_> {
+    fn drop(&mut self) {
+        let mut kept = self.rt.streams.lock().unwrap_or_else(|e| e.into_inner());
+        if kept.len() < STREAMS_KEPT {
+            kept.extend(self.stream.take());
+        }
+    }
+}
+
+/// Splits items `0..n`, in order, into launches: each takes the next items while their costs stay within
+/// `limits` (every one of the `K` costs summed) and it holds fewer than `max_jobs`, and at least one item
+/// (one too large for the limits runs alone).
+pub fn launches<const K: usize>(n: usize, max_jobs: usize, limits: [usize; K], cost: impl Fn(usize) -> [usize; K]) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < n {
+        let (mut end, mut sum) = (start, [0usize; K]);
+        while end < n && end - start < max_jobs {
+            let c = cost(end);
+            if end > start && (0..K).any(|k| sum[k].saturating_add(c[k]) > limits[k]) {
+                break;
+            }
+            (0..K).for_each(|k| sum[k] = sum[k].saturating_add(c[k]));
+            end += 1;
+        }
+        out.push(start..end);
+        start = end;
+    }
+    out
+}
+
+/// Whether an engine's profiling switch (`WARPALIGN_<ENGINE>_GPU_PROFILE`) is on: any value but empty or `0`.
+pub fn profiling(var: &str) -> bool {
+    std::env::var(var).is_ok_and(|v| !v.trim().is_empty() && v.trim() != "0")
+}
 
 /// A numeric variable (`WARPALIGN_*`), or None when unset or not a number.
 pub fn env_usize(name: &str) -> Option<usize> {
@@ -183,8 +237,14 @@ impl GpuRuntime {
         let device_name = ctx.name().map_err(|e| failed("device name", e))?;
         let (major, minor) = ctx.compute_capability().map_err(|e| failed("compute capability", e))?;
         let arch = format!("sm_{major}{minor}");
-        let stream = ctx.default_stream();
-        Ok(GpuRuntime { ctx, stream, device_name, arch, modules: Mutex::new(HashMap::new()), staging: Mutex::new(Vec::new()) })
+        Ok(GpuRuntime {
+            ctx,
+            streams: Mutex::new(Vec::new()),
+            device_name,
+            arch,
+            modules: Mutex::new(HashMap::new()),
+            staging: Mutex::new(Vec::new()),
+        })
     }
 
     /// The kernel module `name` (an entry of `KERNELS`), compiled and loaded on first use.
@@ -262,9 +322,15 @@ impl GpuRuntime {
         &self.ctx
     }
 
-    /// The stream every batch call of this runtime is queued on.
-    pub fn stream(&self) -> &Arc<CudaStream> {
-        &self.stream
+    /// A stream of its own for one batch (or one lane of it), back to the runtime when dropped: batches of
+    /// different engines and threads overlap instead of queueing on one stream, and none pays for making one.
+    pub fn lease_stream(&self) -> Result<StreamLease<'_>, String> {
+        let kept = self.streams.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let stream = match kept {
+            Some(s) => s,
+            None => self.ctx.new_stream().map_err(|e| format!("gpu stream: {e:?}"))?,
+        };
+        Ok(StreamLease { rt: self, stream: Some(stream) })
     }
 
     fn self_check(&self) -> Result<(), String> {
@@ -277,5 +343,20 @@ impl GpuRuntime {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod launch_tests {
+    use super::launches;
+
+    #[test]
+    fn launches_fill_up_to_every_limit_and_take_a_too_large_item_alone() {
+        let cost = [3usize, 4, 10, 1, 1, 1, 2];
+        assert_eq!(launches(cost.len(), usize::MAX, [8], |k| [cost[k]]), vec![0..2, 2..3, 3..7]);
+        assert_eq!(launches(cost.len(), 2, [8], |k| [cost[k]]), vec![0..2, 2..3, 3..5, 5..7]);
+        // a second cost limits too
+        assert_eq!(launches(4, 10, [100, 2], |_| [1, 1]), vec![0..2, 2..4]);
+        assert!(launches(0, 10, [1], |_| [1]).is_empty());
     }
 }

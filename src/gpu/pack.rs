@@ -70,7 +70,7 @@ impl GpuRuntime {
         bases.push(0);
         let n_words = (*word_off.last().unwrap() as usize).max(1);
         let n_masks = (*mask_off.last().unwrap() as usize).max(1);
-        let st = &self.stream;
+        let st = self.lease_stream()?;
         let d_bases = st.clone_htod(&bases).map_err(|e| err("upload", e))?;
         let d_base_off = st.clone_htod(&base_off).map_err(|e| err("upload", e))?;
         let d_word_off = st.clone_htod(&word_off).map_err(|e| err("upload", e))?;

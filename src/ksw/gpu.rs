@@ -291,7 +291,7 @@ fn batch_gpu<J: GpuJob>(rt: &GpuRuntime, jobs: &[J], results: &mut [KswResult]) 
     let budget = rt.memory_budget("WARPALIGN_KSW_GPU_MEM_MB")?;
     let cap = env_usize("WARPALIGN_KSW_GPU_THREADS").filter(|t| (32..=1024).contains(t) && t % 32 == 0).unwrap_or(1024);
     let cells = env_usize("WARPALIGN_KSW_GPU_CELLS").filter(|c| (4..=64).contains(c) && c.is_power_of_two()).unwrap_or(8);
-    let cfg = Cfg { cap, cells, profile: env_usize("WARPALIGN_KSW_GPU_PROFILE").is_some_and(|v| v != 0) };
+    let cfg = Cfg { cap, cells, profile: crate::gpu::profiling("WARPALIGN_KSW_GPU_PROFILE") };
     let k = kernels(rt, J::SPLICE)?;
 
     let preps: Vec<Option<Prep>> =
@@ -375,28 +375,14 @@ fn run_group<J: GpuJob>(rt: &GpuRuntime, k: &Kernels, jobs: &[J], group: &[Prep]
     let threads = if global { cfg.cap } else { (group[0].win() / cfg.cells).clamp(32, cfg.cap) } as u32;
     let smem = if global { 0 } else { group.iter().map(Prep::win_bytes).max().unwrap_or(0) } as u32;
     let lane_budget = budget / LANES;
-    let mut launches = Vec::new();
-    let mut start = 0;
-    while start < group.len() {
-        let mut end = start;
-        let mut bytes = 0usize;
-        let mut img = 0usize;
-        while end < group.len()
-            && (end == start || (bytes + group[end].dev_bytes() <= lane_budget && img + group[end].img_bytes <= LAUNCH_IMG_BYTES))
-            && end - start < LAUNCH_JOBS
-        {
-            bytes += group[end].dev_bytes();
-            img += group[end].img_bytes;
-            end += 1;
-        }
-        launches.push(start..end);
-        start = end;
-    }
+    let launches = crate::gpu::launches(group.len(), LAUNCH_JOBS, [lane_budget, LAUNCH_IMG_BYTES], |k| {
+        [group[k].dev_bytes(), group[k].img_bytes]
+    });
     let next = std::sync::atomic::AtomicUsize::new(0);
     let failed = std::sync::atomic::AtomicBool::new(false);
     let lanes: Vec<Result<Vec<(usize, KswResult)>, String>> = std::thread::scope(|sc| {
         let lane = || -> Result<Vec<(usize, KswResult)>, String> {
-            let st = rt.context().new_stream().map_err(|e| format!("ksw gpu stream: {e:?}"))?;
+            let st = rt.lease_stream()?;
             let mut out = Vec::new();
             let mut staging = None;
             loop {

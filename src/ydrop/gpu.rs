@@ -180,28 +180,18 @@ fn batch(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [YdropResult], envs: 
     let tb_cap = TB_ONE_PASS.min(budget / 4 / preps.len().max(1)) as u32;
     preps.iter_mut().for_each(|p| p.tb_cap = tb_cap);
 
-    let profile = std::env::var("WARPALIGN_YDROP_GPU_PROFILE").is_ok_and(|v| v.trim() != "0" && !v.is_empty());
+    let profile = crate::gpu::profiling("WARPALIGN_YDROP_GPU_PROFILE");
     let t0 = std::time::Instant::now();
+    let st = rt.lease_stream()?;
     let (cpu_res, gpu_res) = std::thread::scope(|sc| {
         let cpu = sc.spawn(|| run_twin(jobs, &cpu_idx, record));
         let mut done = Vec::with_capacity(preps.len());
         let mut bailed = Vec::new();
-        let st = rt.stream();
         let mut times = Times::default();
         let mut run = |preps: &[Prep], bailed: &mut Vec<(usize, i32)>| -> Result<(), String> {
-            let mut start = 0;
-            while start < preps.len() {
-                let (mut end, mut bytes) = (start, 0usize);
-                while end < preps.len()
-                    && (end == start || bytes + preps[end].dev_bytes() <= budget / 2)
-                    && end - start < LAUNCH_JOBS
-                {
-                    bytes += preps[end].dev_bytes();
-                    end += 1;
-                }
+            for r in crate::gpu::launches(preps.len(), LAUNCH_JOBS, [budget / 2], |k| [preps[k].dev_bytes()]) {
                 let t = if profile { Some(&mut times) } else { None };
-                run_launch(st, &func, jobs, &preps[start..end], &matrices, budget, &mut done, bailed, t)?;
-                start = end;
+                run_launch(&st, &func, jobs, &preps[r], &matrices, budget, &mut done, bailed, t)?;
             }
             Ok(())
         };
