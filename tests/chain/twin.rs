@@ -464,7 +464,6 @@ fn wild_params(rng: &mut Rng) -> twin::Params {
         n_anchors: 0,
         anchors: std::ptr::null(),
     };
-    // unclamped: comput_sc must agree with its vector form on any values
     twin::Params { job, max_dist_x, max_dist_y, is_cdna, max_drop: 500 }
 }
 
