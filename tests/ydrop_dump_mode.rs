@@ -29,7 +29,7 @@ fn dump_round_trip() {
     let _ = std::fs::remove_file(&path);
     assert_eq!(dumped.len(), jobs.len());
     for ((c, d), r) in cases.iter().zip(&dumped).zip(results.iter_mut()) {
-        assert_eq!((d.m as usize, d.n as usize), (c.a.len() - 1, c.b.len() - 1));
+        assert_eq!((d.job.m as usize, d.job.n as usize), (c.a.len() - 1, c.b.len() - 1));
         let want = c.bounds.as_ref().map(|b| (b.segments.clone(), b.alignments.clone()));
         assert_eq!(d.bounds.as_ref().map(|b| (b.segments.clone(), b.alignments.clone())), want);
         assert_eq!(recorded(d), (r.score, r.end1, r.end2, r.truncated, r.ops().to_vec()));

@@ -34,17 +34,8 @@ const FIXED: usize = 52;
 /// One dumped `mg_lchain_dp` call, owning its anchors.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DumpedJob {
-    pub max_dist_x: i32,
-    pub max_dist_y: i32,
-    pub bw: i32,
-    pub max_skip: i32,
-    pub max_iter: i32,
-    pub min_cnt: i32,
-    pub min_sc: i32,
-    pub chn_pen_gap: f32,
-    pub chn_pen_skip: f32,
-    pub is_cdna: i32,
-    pub n_seg: i32,
+    /// The scalar arguments; `n_anchors` 0 and `anchors` null here ([`Self::job`] sets them).
+    pub job: ChainDpJob,
     pub anchors: Vec<Anchor>,
 }
 
@@ -52,19 +43,9 @@ impl DumpedJob {
     /// The job as submitted, pointing into `self` (which must outlive it and keep its anchors unchanged).
     pub fn job(&self) -> ChainDpJob {
         ChainDpJob {
-            max_dist_x: self.max_dist_x,
-            max_dist_y: self.max_dist_y,
-            bw: self.bw,
-            max_skip: self.max_skip,
-            max_iter: self.max_iter,
-            min_cnt: self.min_cnt,
-            min_sc: self.min_sc,
-            chn_pen_gap: self.chn_pen_gap,
-            chn_pen_skip: self.chn_pen_skip,
-            is_cdna: self.is_cdna,
-            n_seg: self.n_seg,
             n_anchors: self.anchors.len() as i64,
             anchors: if self.anchors.is_empty() { std::ptr::null() } else { self.anchors.as_ptr() },
+            ..self.job
         }
     }
 
@@ -115,7 +96,7 @@ pub fn decode_record(data: &[u8]) -> Result<(DumpedJob, usize), String> {
     let body = len.checked_mul(16).filter(|&b| b <= data.len() - FIXED).ok_or("truncated record")?;
     let u = |off: usize| u64::from_le_bytes(data[off..off + 8].try_into().unwrap());
     let anchors = (0..len).map(|k| Anchor { x: u(FIXED + 16 * k), y: u(FIXED + 16 * k + 8) }).collect();
-    let job = DumpedJob {
+    let job = ChainDpJob {
         max_dist_x: i(0),
         max_dist_y: i(1),
         bw: i(2),
@@ -127,8 +108,10 @@ pub fn decode_record(data: &[u8]) -> Result<(DumpedJob, usize), String> {
         chn_pen_skip: f32::from_bits(u32::from_le_bytes(w(8))),
         is_cdna: i(9),
         n_seg: i(10),
-        anchors,
+        n_anchors: 0,
+        anchors: std::ptr::null(),
     };
+    let job = DumpedJob { job, anchors };
     Ok((job, FIXED + body))
 }
 

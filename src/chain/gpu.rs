@@ -34,13 +34,13 @@ fn par_of(j: &ChainDpJob) -> [i32; NPAR] {
     [
         p.max_dist_x,
         p.max_dist_y,
-        p.bw,
-        p.max_skip,
-        p.max_iter,
-        p.n_seg,
+        p.job.bw,
+        p.job.max_skip,
+        p.job.max_iter,
+        p.job.n_seg,
         p.is_cdna as i32,
-        p.chn_pen_gap.to_bits() as i32,
-        p.chn_pen_skip.to_bits() as i32,
+        p.job.chn_pen_gap.to_bits() as i32,
+        p.job.chn_pen_skip.to_bits() as i32,
         0,
     ]
 }

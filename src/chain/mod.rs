@@ -20,7 +20,7 @@ pub struct Anchor {
 
 /// One `mg_lchain_dp` call: its scalar arguments and the sorted anchors (not modified).
 #[repr(C)]
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ChainDpJob {
     pub max_dist_x: i32,
     pub max_dist_y: i32,

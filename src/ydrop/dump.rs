@@ -46,15 +46,9 @@ const CELLS: usize = 256 * 256;
 /// One dumped call: its arguments (sequences as the prefixes it read) and the result it got.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DumpedJob {
-    pub m: u32,
-    pub n: u32,
+    /// The scalar arguments (`m` and `n` the true lengths); its pointers null here ([`Self::job`] sets them).
+    pub job: YdropJob,
     pub sub: Arc<Vec<i32>>,
-    pub gap_open: i32,
-    pub gap_extend: i32,
-    pub y_drop: i32,
-    pub trim_to_peak: i32,
-    pub reversed: i32,
-    pub tb_size: u32,
     /// The first bases of `a`, of `b` (with `b[n]` when it was read).
     pub a: Vec<u8>,
     pub b: Vec<u8>,
@@ -116,8 +110,8 @@ impl DumpedJob {
             s
         };
         Sequences {
-            a: pad(&self.a, self.m as usize),
-            b: pad(&self.b, self.n as usize + 1),
+            a: pad(&self.a, self.job.m as usize),
+            b: pad(&self.b, self.job.n as usize + 1),
             bounds: self.bounds.as_ref().map(DumpedBounds::block),
         }
     }
@@ -126,17 +120,10 @@ impl DumpedJob {
     pub fn job(&self, seq: &Sequences) -> YdropJob {
         YdropJob {
             a: seq.a.as_ptr(),
-            m: self.m,
             b: seq.b.as_ptr(),
-            n: self.n,
             sub: self.sub.as_ptr(),
-            gap_open: self.gap_open,
-            gap_extend: self.gap_extend,
-            y_drop: self.y_drop,
-            trim_to_peak: self.trim_to_peak,
-            reversed: self.reversed,
-            tb_size: self.tb_size,
             bounds: seq.bounds.as_ref().map_or(std::ptr::null(), |b| b),
+            ..self.job
         }
     }
 }
@@ -291,7 +278,9 @@ impl Reader<'_> {
         let b = self.take(b_len as usize)?.to_vec();
         let (score, end1, end2, truncated, n_ops) = (self.i32()?, self.u32()?, self.u32()?, self.i32()?, self.u32()?);
         let ops = (0..n_ops).map(|_| self.u32()).collect::<Result<Vec<u32>, String>>()?;
-        Ok(DumpedJob { m, n, sub, gap_open, gap_extend, y_drop, trim_to_peak, reversed, tb_size, a, b, score, end1, end2, truncated, ops, bounds })
+        use std::ptr::null;
+        let job = YdropJob { a: null(), m, b: null(), n, sub: null(), gap_open, gap_extend, y_drop, trim_to_peak, reversed, tb_size, bounds: null() };
+        Ok(DumpedJob { job, sub, a, b, score, end1, end2, truncated, ops, bounds })
     }
 }
 

@@ -91,7 +91,7 @@ pub const TRUNC_BOUNDS: i32 = 3;
 /// (the room below LASTZ's `negInfinity`, -0.9 * 2^31, that a gap penalty is taken from), and
 /// `0 <= y_drop` with `y_drop / gap_extend + 6 <= INT32_MAX` (its `yDropTail`).
 #[repr(C)]
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct YdropJob {
     /// Vertical sequence (DP rows; LASTZ's seq1, the target) in extension order: `a[0]` is LASTZ's `A[1]`.
     pub a: *const u8,

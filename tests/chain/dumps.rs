@@ -54,10 +54,10 @@ fn replay(name: &str, jobs: &[DumpedJob], gpu: Option<&warpalign::gpu::GpuRuntim
         let g = gpu_outs.as_ref().map(|g| &g[k]);
         if e != o || g.is_some_and(|g| g != o) {
             if bad < 3 {
-                let j = &jobs[k];
+                let j = &js[k];
                 eprintln!(
                     "{name}: MISMATCH call {k}: {} anchors, max_dist {}/{} bw {} max_skip {} max_iter {} min_cnt {} min_sc {} pen {}/{} is_cdna {} n_seg {}\n  oracle {} chains {:?}\n  engine {} chains {:?}\n  gpu    {:?}",
-                    j.anchors.len(), j.max_dist_x, j.max_dist_y, j.bw, j.max_skip, j.max_iter, j.min_cnt, j.min_sc,
+                    j.n_anchors, j.max_dist_x, j.max_dist_y, j.bw, j.max_skip, j.max_iter, j.min_cnt, j.min_sc,
                     j.chn_pen_gap, j.chn_pen_skip, j.is_cdna, j.n_seg, o.0.len(), &o.0[..o.0.len().min(4)],
                     e.0.len(), &e.0[..e.0.len().min(4)], g.map(|g| (g.0.len(), &g.0[..g.0.len().min(4)]))
                 );
@@ -146,17 +146,21 @@ fn dump_format_round_trip() {
     let a = |x: u64, y: u64| Anchor { x, y };
     let anchors = vec![a(1 << 63 | 3 << 32 | 1000, 0x42 << 40 | 15 << 32 | 20), a(u64::MAX, 0), a(0, u64::MAX)];
     let mk = |anchors: Vec<Anchor>, gap: f32, skip: f32, is_cdna: i32, n_seg: i32| DumpedJob {
-        max_dist_x: 5000,
-        max_dist_y: -1,
-        bw: 500,
-        max_skip: 25,
-        max_iter: i32::MAX,
-        min_cnt: 3,
-        min_sc: i32::MIN,
-        chn_pen_gap: gap,
-        chn_pen_skip: skip,
-        is_cdna,
-        n_seg,
+        job: ChainDpJob {
+            max_dist_x: 5000,
+            max_dist_y: -1,
+            bw: 500,
+            max_skip: 25,
+            max_iter: i32::MAX,
+            min_cnt: 3,
+            min_sc: i32::MIN,
+            chn_pen_gap: gap,
+            chn_pen_skip: skip,
+            is_cdna,
+            n_seg,
+            n_anchors: 0,
+            anchors: std::ptr::null(),
+        },
         anchors,
     };
     let want = vec![mk(anchors.clone(), 0.12, 0.0, 0, 1), mk(Vec::new(), -0.0, f32::MIN_POSITIVE / 2.0, 1, 2), mk(anchors[..1].to_vec(), 1e30, 0.8, 0, 1)];
@@ -177,7 +181,7 @@ fn dump_format_round_trip() {
     std::fs::remove_file(&path).unwrap();
     assert_eq!(got, want);
     for (g, w) in got.iter().zip(&want) {
-        assert_eq!((g.chn_pen_gap.to_bits(), g.chn_pen_skip.to_bits()), (w.chn_pen_gap.to_bits(), w.chn_pen_skip.to_bits()));
+        assert_eq!((g.job.chn_pen_gap.to_bits(), g.job.chn_pen_skip.to_bits()), (w.job.chn_pen_gap.to_bits(), w.job.chn_pen_skip.to_bits()));
     }
     assert_eq!(f.len(), 2 * 16 + 3 * 52 + 4 * 16, "two headers, records of 52 bytes and 16 per anchor");
     let j = got[0].job();

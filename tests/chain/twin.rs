@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::Instant;
 use warpalign::chain::twin;
-use warpalign::chain::{Anchor, ChainDpResult};
+use warpalign::chain::{Anchor, ChainDpJob, ChainDpResult};
 use warpalign_ffi::mm2 as c;
 
 // ---------------------------------------------------------------------------------------------------------
@@ -47,8 +47,8 @@ fn upstream_fill(pr: &twin::Params, a: &[Anchor]) -> twin::Fill {
         while st < ii && (ai.x >> 32 != a[st as usize].x >> 32 || ai.x > a[st as usize].x.wrapping_add(mdx)) {
             st += 1;
         }
-        if ii - st > pr.max_iter as i64 {
-            st = ii - pr.max_iter as i64;
+        if ii - st > pr.job.max_iter as i64 {
+            st = ii - pr.job.max_iter as i64;
         }
         let mut j = ii - 1;
         while j >= st {
@@ -65,7 +65,7 @@ fn upstream_fill(pr: &twin::Params, a: &[Anchor]) -> twin::Fill {
                     }
                 } else if t[ju] == i as i32 {
                     n_skip += 1;
-                    if n_skip > pr.max_skip {
+                    if n_skip > pr.job.max_skip {
                         n_breaks += 1;
                         break;
                     }
@@ -446,20 +446,25 @@ fn wild_params(rng: &mut Rng) -> twin::Params {
             _ => pen([0.0f32, 0.1, 0.8, 1.0, 2.5, 5.0][rng.below(6) as usize], rng.range(5, 28) as i32),
         }
     };
-    twin::Params {
-        max_dist_x: int(rng),
-        max_dist_y: int(rng),
-        bw: int(rng),
+    let (max_dist_x, max_dist_y, bw) = (int(rng), int(rng), int(rng));
+    let (chn_pen_gap, chn_pen_skip) = (pen_of(rng), if rng.chance(0.5) { 0.0 } else { pen_of(rng) });
+    let is_cdna = rng.chance(0.3);
+    let job = ChainDpJob {
+        max_dist_x,
+        max_dist_y,
+        bw,
         max_skip: 25,
         max_iter: 5000,
         min_cnt: 3,
         min_sc: 40,
-        chn_pen_gap: pen_of(rng),
-        chn_pen_skip: if rng.chance(0.5) { 0.0 } else { pen_of(rng) },
-        is_cdna: rng.chance(0.3),
+        chn_pen_gap,
+        chn_pen_skip,
+        is_cdna: is_cdna as i32,
         n_seg: [1, 1, 2, 3][rng.below(4) as usize],
-        max_drop: 500,
-    }
+        n_anchors: 0,
+        anchors: std::ptr::null(),
+    };
+    twin::Params { job, max_dist_x, max_dist_y, is_cdna, max_drop: 500 }
 }
 
 /// A predecessor of `ai` for [`comput_sc_x8_lanes`]: random, or at chosen differences `dq` (query) and `dr`
@@ -482,7 +487,7 @@ fn wild_pred(rng: &mut Rng, ai: &Anchor, pr: &twin::Params) -> Anchor {
         _ => rng.range(1, pr.max_dist_x.min(pr.max_dist_y).clamp(1, 1 << 24) as i64) as i32,
     };
     let dd = match rng.below(6) {
-        0 => near(rng, pr.bw),
+        0 => near(rng, pr.job.bw),
         1 => near(rng, 0),
         // mg_log2 and the float penalty over the whole int range, powers of two and their neighbours
         2 => {

@@ -206,13 +206,13 @@ pub fn replay(j: &DumpedJob) -> Result<(), String> {
     let (t, want) = (twin(&job), recorded(j));
     let o = if j.truncated == ydrop::TRUNC_BOUNDS { want.clone() } else { oracle(&job) };
     if let Some((sweep, v)) = vectors_differ(&job, &want) {
-        return Err(format!("M={} N={}: recorded {:?}, {sweep:?} sweep {:?}", j.m, j.n, (want.0, want.1, want.2), (v.0, v.1, v.2)));
+        return Err(format!("M={} N={}: recorded {:?}, {sweep:?} sweep {:?}", job.m, job.n, (want.0, want.1, want.2), (v.0, v.1, v.2)));
     }
     match (o == want, t == want) {
         (true, true) => Ok(()),
         (o_ok, t_ok) => Err(format!(
             "M={} N={} O={} E={} Y={} trim={} rev={} tb={}: recorded {:?}, oracle {}, twin {}",
-            j.m, j.n, j.gap_open, j.gap_extend, j.y_drop, j.trim_to_peak, j.reversed, j.tb_size,
+            job.m, job.n, job.gap_open, job.gap_extend, job.y_drop, job.trim_to_peak, job.reversed, job.tb_size,
             (want.0, want.1, want.2, want.3, want.4.len()),
             if o_ok { "same".into() } else { format!("{:?}", (o.0, o.1, o.2, o.3, o.4.len())) },
             if t_ok { "same".into() } else { format!("{:?}", (t.0, t.1, t.2, t.3, t.4.len())) },

@@ -207,7 +207,7 @@ fn kernel_model_equals_twin_real_calls() {
                 let seq = c.sequences();
                 let j = YdropJob { bounds: std::ptr::null(), ..c.job(&seq) };
                 let Some(got) = plan(&j).and_then(|p| ydrop_kernel_model::run(&j, &p)) else { return 0 };
-                assert_eq!(got, twin(&j), "{run}: model differs from the twin: M={} N={} O={} E={} Y={}", c.m, c.n, c.gap_open, c.gap_extend, c.y_drop);
+                assert_eq!(got, twin(&j), "{run}: model differs from the twin: M={} N={} O={} E={} Y={}", j.m, j.n, j.gap_open, j.gap_extend, j.y_drop);
                 1
             })
             .sum();
@@ -247,7 +247,7 @@ fn compare_calls(rt: &GpuRuntime, run: &str, calls: &[DumpedJob]) -> (usize, usi
         let jobs: Vec<YdropJob> = made.into_iter().chain(free).collect();
         let k_made = batch.len();
         let describe = |k: usize| {
-            let c = &batch[k % k_made];
+            let c = &batch[k % k_made].job;
             format!(
                 "{run} {} call: M={} N={} O={} E={} Y={} trim={} rev={} tb={}",
                 if k < k_made { "made" } else { "unbounded" },

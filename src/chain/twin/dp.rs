@@ -13,17 +13,13 @@ const SEG_SHIFT: u32 = 48;
 /// The arguments of one `mg_lchain_dp` call after its own clamping (lchain.c:160-163).
 #[derive(Debug, Clone, Copy)]
 pub struct Params {
+    /// The job as submitted: the arguments clamping leaves alone (its anchors are not read from here).
+    pub job: ChainDpJob,
+    /// `job.max_dist_x`, at least `bw`.
     pub max_dist_x: i32,
+    /// `job.max_dist_y`, at least `bw` unless cDNA.
     pub max_dist_y: i32,
-    pub bw: i32,
-    pub max_skip: i32,
-    pub max_iter: i32,
-    pub min_cnt: i32,
-    pub min_sc: i32,
-    pub chn_pen_gap: f32,
-    pub chn_pen_skip: f32,
     pub is_cdna: bool,
-    pub n_seg: i32,
     pub max_drop: i32,
 }
 
@@ -32,20 +28,7 @@ impl Params {
         let is_cdna = j.is_cdna != 0;
         let max_dist_x = if j.max_dist_x < j.bw { j.bw } else { j.max_dist_x };
         let max_dist_y = if j.max_dist_y < j.bw && !is_cdna { j.bw } else { j.max_dist_y };
-        Params {
-            max_dist_x,
-            max_dist_y,
-            bw: j.bw,
-            max_skip: j.max_skip,
-            max_iter: j.max_iter,
-            min_cnt: j.min_cnt,
-            min_sc: j.min_sc,
-            chn_pen_gap: j.chn_pen_gap,
-            chn_pen_skip: j.chn_pen_skip,
-            is_cdna,
-            n_seg: j.n_seg,
-            max_drop: if is_cdna { i32::MAX } else { j.bw },
-        }
+        Params { job: *j, max_dist_x, max_dist_y, is_cdna, max_drop: if is_cdna { i32::MAX } else { j.bw } }
     }
 }
 
@@ -85,17 +68,17 @@ pub fn comput_sc(ai: &Anchor, aj: &Anchor, pr: &Params) -> i32 {
         return i32::MIN;
     }
     let dd = if dr > dq { dr.wrapping_sub(dq) } else { dq.wrapping_sub(dr) };
-    if same_seg && dd > pr.bw {
+    if same_seg && dd > pr.job.bw {
         return i32::MIN;
     }
-    if pr.n_seg > 1 && !pr.is_cdna && same_seg && dr > pr.max_dist_y {
+    if pr.job.n_seg > 1 && !pr.is_cdna && same_seg && dr > pr.max_dist_y {
         return i32::MIN;
     }
     let dg = if dr < dq { dr } else { dq };
     let q_span = (aj.y >> 32 & 0xff) as i32;
     let mut sc = if q_span < dg { q_span } else { dg };
     if dd != 0 || dg > q_span {
-        let lin_pen = pr.chn_pen_gap * dd as f32 + pr.chn_pen_skip * dg as f32;
+        let lin_pen = pr.job.chn_pen_gap * dd as f32 + pr.job.chn_pen_skip * dg as f32;
         let log_pen = if dd >= 1 { mg_log2(dd.wrapping_add(1) as f32) } else { 0.0f32 };
         if pr.is_cdna || !same_seg {
             if !same_seg && dr == 0 {
@@ -227,8 +210,8 @@ fn fill_with<const N: usize, S: Scorer<N>>(pr: &Params, a: &[Anchor], scorer: &S
         } {
             st += 1;
         }
-        if ii - st > pr.max_iter as i64 {
-            st = ii - pr.max_iter as i64;
+        if ii - st > pr.job.max_iter as i64 {
+            st = ii - pr.job.max_iter as i64;
         }
         // one pair of upstream's j loop (given comput_sc + f[j], where allowed): true at the max_chain_skip break
         let mut visit = |j: i64, sc: i32| -> bool {
@@ -241,7 +224,7 @@ fn fill_with<const N: usize, S: Scorer<N>>(pr: &Params, a: &[Anchor], scorer: &S
                 }
             } else if t[ju] == i as i32 {
                 n_skip += 1;
-                if n_skip > pr.max_skip {
+                if n_skip > pr.job.max_skip {
                     return true;
                 }
             }
@@ -353,11 +336,11 @@ mod avx2 {
                 pr,
                 max_dist_x: _mm256_set1_epi32(pr.max_dist_x),
                 max_dist_y: _mm256_set1_epi32(pr.max_dist_y),
-                bw: _mm256_set1_epi32(pr.bw),
-                gap: _mm256_set1_ps(pr.chn_pen_gap),
-                skip: _mm256_set1_ps(pr.chn_pen_skip),
+                bw: _mm256_set1_epi32(pr.job.bw),
+                gap: _mm256_set1_ps(pr.job.chn_pen_gap),
+                skip: _mm256_set1_ps(pr.job.chn_pen_skip),
                 cdna: _mm256_set1_epi32(-(pr.is_cdna as i32)),
-                multi_seg: _mm256_set1_epi32(-((pr.n_seg > 1 && !pr.is_cdna) as i32)),
+                multi_seg: _mm256_set1_epi32(-((pr.job.n_seg > 1 && !pr.is_cdna) as i32)),
             }
         }
 

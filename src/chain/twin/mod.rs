@@ -65,7 +65,7 @@ pub fn finish_with<P: Copy + Into<i64>>(
     }
     let pr = Params::from_job(job);
     assert!(f.len() == a.len() && p.len() == a.len() && v.len() == a.len() && t.len() == a.len());
-    let (mut u, n_v) = backtrack(f, p, v, t, pr.min_cnt, pr.min_sc, pr.max_drop);
+    let (mut u, n_v) = backtrack(f, p, v, t, pr.job.min_cnt, pr.job.min_sc, pr.max_drop);
     if u.is_empty() {
         return;
     }
