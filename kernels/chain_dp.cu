@@ -30,8 +30,13 @@ __device__ __forceinline__ unsigned long long shfl_up_u64(unsigned long long x, 
 	return __shfl_up_sync(FULL, x, d);
 }
 
-// per job: the clamped parameters (twin::Params) as ints, the two penalties as float bits
-#define NPAR 10
+// per job, as src/chain/gpu.rs writes them (its ChainParams): the clamped parameters (twin::Params), the two
+// penalties as float bits
+struct ChainParams {
+	int max_dist_x, max_dist_y, bw, max_skip, max_iter, n_seg, is_cdna, gap_bits, skip_bits;
+};
+
+// the same, the penalties as floats
 struct Par {
 	int max_dist_x, max_dist_y, bw, max_skip, max_iter, n_seg, is_cdna;
 	float gap, skip;
@@ -88,15 +93,15 @@ __device__ __forceinline__ int comput_sc(ulonglong2 ai, ulonglong2 aj, const Par
 }
 
 
-// a: every job's anchors back to back (x, y); off[k]: job k's first anchor; n[k]: its count; par: NPAR ints
-// per job; order[0, n_jobs): the jobs, longest first; f, p, v, t: per anchor like a (t zeroed); next: the work
+// a: every job's anchors back to back (x, y); off[k]: job k's first anchor; n[k]: its count; par: each job's
+// parameters; order[0, n_jobs): the jobs, longest first; f, p, v, t: per anchor like a (t zeroed); next: the work
 // counter (zeroed). out and info are page-locked host memory: as a job ends, its first `arrays` of f, p, v, t
 // go to out (array k of anchor i at k * total + i) and info[4 * job + 1..4) gets its counters (pairs scored in
 // the main scan, skip breaks, rescues), then info[4 * job] = 1 says that all of it is there, so the host can
 // take each job as it ends. Any grid of whole warps.
 extern "C" __global__ void __launch_bounds__(256)
 chain_fill(const ulonglong2 *__restrict__ a, const long long *__restrict__ off, const int *__restrict__ n_anchors,
-           const int *__restrict__ par, const int *__restrict__ order, int n_jobs, int *f, int *p, int *v, int *t,
+           const ChainParams *__restrict__ par, const int *__restrict__ order, int n_jobs, int *f, int *p, int *v, int *t,
            int *next, int *out, long long total, int arrays, unsigned long long *info)
 {
 	const int lane = threadIdx.x & 31;
@@ -108,17 +113,17 @@ chain_fill(const ulonglong2 *__restrict__ a, const long long *__restrict__ off, 
 		const int job = order[wj];
 		const long long o = off[job];
 		const int n = n_anchors[job];
-		const int *pp = par + (long long)job * NPAR;
+		const ChainParams &pp = par[job];
 		Par pr;
-		pr.max_dist_x = pp[0];
-		pr.max_dist_y = pp[1];
-		pr.bw = pp[2];
-		pr.max_skip = pp[3];
-		pr.max_iter = pp[4];
-		pr.n_seg = pp[5];
-		pr.is_cdna = pp[6];
-		pr.gap = __int_as_float(pp[7]);
-		pr.skip = __int_as_float(pp[8]);
+		pr.max_dist_x = pp.max_dist_x;
+		pr.max_dist_y = pp.max_dist_y;
+		pr.bw = pp.bw;
+		pr.max_skip = pp.max_skip;
+		pr.max_iter = pp.max_iter;
+		pr.n_seg = pp.n_seg;
+		pr.is_cdna = pp.is_cdna;
+		pr.gap = __int_as_float(pp.gap_bits);
+		pr.skip = __int_as_float(pp.skip_bits);
 		const ulonglong2 *A = a + o;
 		int *F = f + o, *P = p + o, *V = v + o, *T = t + o;
 		// the uint64 image of C's int64 max_dist_x in the x comparisons

@@ -4,7 +4,7 @@
 // calls, 8 warps only 7% less than 4), rows in order, each thread holding 4 consecutive columns of a chunk of
 // 512; one or two launches per batch (FastZ-style):
 //  - pass 1 (trace = 0): the whole sweep: score, end, truncation, and the traceback bytes the rows up to the
-//    end row take (LASTZ's `used` after that row); for a job with P_ENV, also each
+//    end row take (LASTZ's `used` after that row); for a job with env, also each
 //    row's envelope (the bounds it began with and the right bounds its end compared with n), which the host
 //    checks against a call's real earlier alignments (src/ydrop/twin/shadow.rs);
 //    pass 1 also writes the traceback bytes below a per-job cap, and when the rows up to the end fit it (most
@@ -59,22 +59,12 @@ typedef long long i64;
 #define OP_SUB 3u
 #define MAX_RUN ((1u << 30) - 1)
 
-// per-job parameters (int32), as written by src/ydrop/gpu.rs
-#define P_M 0
-#define P_N 1
-#define P_A_LEN 2
-#define P_B_LEN 3
-#define P_MAT 4
-#define P_GAP_OPEN 5
-#define P_GAP_EXTEND 6
-#define P_Y_DROP 7
-#define P_TRIM 8
-#define P_TB_LEN 9
-#define P_Y_DROP_TAIL 10
-#define P_RING 11
-#define P_ENV 12 // (1: pass 1 writes the rows' envelope)
-#define P_TB_CAP 13 // (traceback bytes pass 1 may write: a job whose path fits needs no pass 2)
-#define NP 14
+// per-job parameters, as src/ydrop/gpu.rs writes them (its YdropParams)
+struct YdropParams {
+	int m, n, a_len, b_len, mat, gap_open, gap_extend, y_drop, trim, tb_len, y_drop_tail, ring,
+	    env, // (1: pass 1 writes the rows' envelope)
+	    tb_cap; // (traceback bytes pass 1 may write: a job whose path fits needs no pass 2)
+};
 
 // per-job offsets (uint64): bytes into seqs, cells into ring, bytes into tb, entries into tb_row and ops
 #define O_A 0
@@ -86,17 +76,12 @@ typedef long long i64;
 #define O_ENV 6
 #define NO 7
 
-// per-job results (int32)
-#define R_STATUS 0
-#define R_SCORE 1
-#define R_END1 2
-#define R_END2 3
-#define R_TRUNC 4
-#define R_TB_NEED 5
-#define R_N_OPS 6
-#define R_ROWS 7 // (rows entered, with P_ENV)
-#define R_TRACED 8 // (pass 1 wrote the whole traceback and the edit script)
-#define NR 10
+// per-job results, as src/ydrop/gpu.rs reads them (its YdropOut)
+struct YdropOut {
+	int status, score, end1, end2, trunc, tb_need, n_ops,
+	    rows, // (rows entered, with env)
+	    traced; // (pass 1 wrote the whole traceback and the edit script)
+};
 // an envelope row: ly, ry as the row began, and the right bounds lo..hi its end compared with n (hi | TESTED)
 #define TESTED 0x80000000u
 
@@ -183,33 +168,33 @@ __device__ __forceinline__ void block_sync()
 
 // The sweep of one job by a block of NW warps, thread t holding K columns from col0 + t*K of each chunk of a
 // row (every thread holds the same row state). With TRACE, rows 1..last_row only, writing traceback bytes and
-// row offsets; without, every row, writing the row offsets and the traceback bytes below P_TB_CAP (none when
+// row offsets; without, every row, writing the row offsets and the traceback bytes below tb_cap (none when
 // it is 0). Returns ST_DONE, ST_SHORT or ST_BAIL (every thread alike); the outcome goes to res (thread 0).
 template <bool TRACE, int K, int NW>
-__device__ int sweep(const int *__restrict__ P, const unsigned long long *__restrict__ O, const int *__restrict__ mats,
-                     const u8 *__restrict__ seqs, int2 *ring, u8 *tb, unsigned *tb_row, uint4 *env, int *res,
+__device__ int sweep(const YdropParams &P, const unsigned long long *__restrict__ O, const int *__restrict__ mats,
+                     const u8 *__restrict__ seqs, int2 *ring, u8 *tb, unsigned *tb_row, uint4 *env, YdropOut *res,
                      int last_row)
 {
 	constexpr int NT = 32 * NW, CHUNK = NT * K;
 	__shared__ i64 sh_y[NW];
 	__shared__ int sh_b[NW], sh_bb[NW], sh_ev[3 * NW], sh_ebb[NW];
 	const int tid = threadIdx.x;
-	const int m = P[P_M], n = P[P_N], a_len = P[P_A_LEN], b_len = P[P_B_LEN];
-	const int E = P[P_GAP_EXTEND], OE = wadd(P[P_GAP_OPEN], E), Y = P[P_Y_DROP];
-	const bool trim = P[P_TRIM] != 0;
-	const int tb_len = P[P_TB_LEN], ydt = P[P_Y_DROP_TAIL], W = P[P_RING], wm = W - 1;
+	const int m = P.m, n = P.n, a_len = P.a_len, b_len = P.b_len;
+	const int E = P.gap_extend, OE = wadd(P.gap_open, E), Y = P.y_drop;
+	const bool trim = P.trim != 0;
+	const int tb_len = P.tb_len, ydt = P.y_drop_tail, W = P.ring, wm = W - 1;
 	const u8 *const a = seqs + O[O_A], *const b = seqs + O[O_B];
-	const int *const sub = mats + (i64)P[P_MAT] * 65536;
+	const int *const sub = mats + (i64)P.mat * 65536;
 	int2 *prev = ring + O[O_RING], *cur = prev + W;
-	// pass 2 writes every traceback byte of its rows; pass 1 those below its P_TB_CAP, if any
-	const unsigned cap = TRACE ? 0xffffffffu : (unsigned)P[P_TB_CAP];
+	// pass 2 writes every traceback byte of its rows; pass 1 those below its tb_cap, if any
+	const unsigned cap = TRACE ? 0xffffffffu : (unsigned)P.tb_cap;
 	const bool wtb = cap > 0;
 	if (wtb) {
 		tb += O[O_TB];
 		tb_row += O[O_TB_ROW];
 	}
 	// what each row asked of its bounds (the host's shadow::Envelope): pass 1 only
-	const bool rec = !TRACE && P[P_ENV] != 0 && tid == 0;
+	const bool rec = !TRACE && P.env != 0 && tid == 0;
 	if (rec) env += O[O_ENV];
 	int rows_entered = 0;
 
@@ -423,12 +408,12 @@ __device__ int sweep(const int *__restrict__ P, const unsigned long long *__rest
 		block_sync<NW>();
 	}
 	if (!TRACE && tid == 0) {
-		res[R_SCORE] = end_is_boundary ? boundary : best;
-		res[R_END1] = end1;
-		res[R_END2] = end2;
-		res[R_TRUNC] = truncated;
-		res[R_TB_NEED] = (int)tb_need;
-		res[R_ROWS] = rows_entered;
+		res->score = end_is_boundary ? boundary : best;
+		res->end1 = end1;
+		res->end2 = end2;
+		res->trunc = truncated;
+		res->tb_need = (int)tb_need;
+		res->rows = rows_entered;
 	}
 	return ST_DONE;
 }
@@ -464,45 +449,45 @@ __device__ int trace_back(const u8 *tb, const unsigned *tb_row, unsigned *ops, i
 // One block of NW warps per job of order[]. trace = 0: pass 1 for every listed job; trace = 1: pass 2 for the
 // listed jobs (each with end1 > 0 and room for tb_need bytes), reading pass 1's results.
 template <int NW, int K>
-__device__ void run_job(const unsigned long long *__restrict__ offs, const int *__restrict__ par,
+__device__ void run_job(const unsigned long long *__restrict__ offs, const YdropParams *__restrict__ par,
                         const int *__restrict__ mats, const u8 *__restrict__ seqs, int2 *ring, u8 *tb,
-                        unsigned *tb_row, unsigned *ops, uint4 *env, int *res, const int *__restrict__ order,
+                        unsigned *tb_row, unsigned *ops, uint4 *env, YdropOut *res, const int *__restrict__ order,
                         int n_order, int trace)
 {
 	const int k = blockIdx.x;
 	if (k >= n_order) return;
 	const int j = order[k];
-	const int *P = par + (i64)j * NP;
+	const YdropParams &P = par[j];
 	const unsigned long long *O = offs + (i64)j * NO;
-	int *R = res + (i64)j * NR;
+	YdropOut *R = res + j;
 	if (!trace) {
 		const int st = sweep<false, K, NW>(P, O, mats, seqs, ring, tb, tb_row, env, R, 0);
-		// every traceback byte of the rows up to the end lies below tb_need: when that fits P_TB_CAP, pass 1
+		// every traceback byte of the rows up to the end lies below tb_need: when that fits tb_cap, pass 1
 		// wrote them all and traces back here
 		block_sync<NW>();
 		if (threadIdx.x == 0) {
-			R[R_STATUS] = st;
-			const bool traced = st == ST_DONE && R[R_END1] > 0 && (unsigned)R[R_TB_NEED] <= (unsigned)P[P_TB_CAP];
-			R[R_TRACED] = traced;
-			if (traced) R[R_N_OPS] = trace_back(tb + O[O_TB], tb_row + O[O_TB_ROW], ops + O[O_OPS], R[R_END1], R[R_END2]);
+			R->status = st;
+			const bool traced = st == ST_DONE && R->end1 > 0 && (unsigned)R->tb_need <= (unsigned)P.tb_cap;
+			R->traced = traced;
+			if (traced) R->n_ops = trace_back(tb + O[O_TB], tb_row + O[O_TB_ROW], ops + O[O_OPS], R->end1, R->end2);
 		}
 		return;
 	}
-	const int st = sweep<true, K, NW>(P, O, mats, seqs, ring, tb, tb_row, env, R, R[R_END1]);
+	const int st = sweep<true, K, NW>(P, O, mats, seqs, ring, tb, tb_row, env, R, R->end1);
 	// the traceback reads what every thread wrote
 	block_sync<NW>();
 	if (threadIdx.x == 0) {
 		// pass 1 finished this job, so pass 2 (the same rows) cannot bail
-		R[R_STATUS] = st;
-		if (st == ST_DONE) R[R_N_OPS] = trace_back(tb + O[O_TB], tb_row + O[O_TB_ROW], ops + O[O_OPS], R[R_END1], R[R_END2]);
+		R->status = st;
+		if (st == ST_DONE) R->n_ops = trace_back(tb + O[O_TB], tb_row + O[O_TB_ROW], ops + O[O_OPS], R->end1, R->end2);
 	}
 }
 
 #define YDROP_ENTRY(name, NW, K)                                                                                  \
 	extern "C" __global__ void __launch_bounds__(32 * NW)                                                       \
-	    name(const unsigned long long *__restrict__ offs, const int *__restrict__ par, const int *__restrict__ mats, \
+	    name(const unsigned long long *__restrict__ offs, const YdropParams *__restrict__ par, const int *__restrict__ mats, \
 	         const u8 *__restrict__ seqs, int2 *ring, u8 *tb, unsigned *tb_row, unsigned *ops, uint4 *env,          \
-	         int *res, const int *__restrict__ order, int n_order, int trace)                                   \
+	         YdropOut *res, const int *__restrict__ order, int n_order, int trace)                              \
 	{                                                                                                           \
 		run_job<NW, K>(offs, par, mats, seqs, ring, tb, tb_row, ops, env, res, order, n_order, trace);          \
 	}

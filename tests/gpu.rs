@@ -72,13 +72,22 @@ fn pack_cpu_layout() {
 /// host's, in the same order (all `int`, so the offsets follow).
 #[test]
 fn kernel_structs_match_the_host() {
-    let src = KERNELS.iter().find(|(n, _)| *n == "ksw").expect("ksw in KERNELS").1;
-    for (name, host) in warpalign::ksw::gpu::kernel_structs() {
-        let start = src.find(&format!("struct {name} {{")).unwrap_or_else(|| panic!("kernels/ksw.cu declares no struct {name}"));
-        let body = &src[start..][..src[start..].find("};").expect("struct ends")];
-        let body = &body[body.find('{').expect("{") + 1..];
-        assert!(body.trim_start().starts_with("int "), "struct {name}: every field an int");
-        let fields: Vec<&str> = body.trim_start()[4..].split(',').map(|f| f.trim().trim_end_matches(';').trim()).collect();
-        assert_eq!(fields, host, "struct {name}: the kernel's fields differ from src/ksw/gpu.rs's");
+    let engines: [(&str, &[(&str, &[&str])]); 3] = [
+        ("ksw", &warpalign::ksw::gpu::kernel_structs()),
+        ("chain_dp", &warpalign::chain::gpu::kernel_structs()),
+        ("ydrop_one_sided", &warpalign::ydrop::gpu::kernel_structs()),
+    ];
+    for (module, structs) in engines {
+        let src = KERNELS.iter().find(|(n, _)| *n == module).unwrap_or_else(|| panic!("{module} in KERNELS")).1;
+        for &(name, host) in structs {
+            let start = src.find(&format!("struct {name} {{")).unwrap_or_else(|| panic!("kernels/{module}.cu declares no struct {name}"));
+            let body = &src[start..][..src[start..].find("};").expect("struct ends")];
+            let body = &body[body.find('{').expect("{") + 1..];
+            // (comments inside the declaration are dropped)
+            let body: String = body.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join(" ");
+            assert!(body.trim_start().starts_with("int "), "struct {name}: every field an int");
+            let fields: Vec<&str> = body.trim_start()[4..].split(',').map(|f| f.trim().trim_end_matches(';').trim()).collect();
+            assert_eq!(fields, host, "struct {name}: the kernel's fields differ from the host's");
+        }
     }
 }

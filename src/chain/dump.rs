@@ -1,6 +1,6 @@
 //! Dump mode: with `WARPALIGN_CHAIN_DUMP=<path>` set, every job submitted to [`super::dp_batch`] (after
 //! the argument check; the patched minimap2 submits one per `mg_lchain_dp` call) is appended to `<path>`,
-//! so real anchor sets can be replayed (tests/chain_dumps.rs) and benchmarked (bench/, binary `chain
+//! so real anchor sets can be replayed (tests/chain/dumps.rs) and benchmarked (bench/, binary `chain
 //! --dump`). The file conventions (read once per process, append, header only in an empty file,
 //! concatenable, one locked write per batch, an unopenable file reported once) and the framing are those
 //! of [`crate::dump`]; this module has the records.

@@ -22,27 +22,37 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const MODULE_NAME: &str = "chain_dp";
-/// Ints per job in the kernel's parameter table (`NPAR` in chain_dp.cu).
-const NPAR: usize = 10;
+crate::kernel_struct! {
+    /// One job's parameters, as the kernel reads them (`ChainParams` in kernels/chain_dp.cu): the twin's
+    /// clamped [`Params`], the penalties as `f32` bits.
+    struct ChainParams { max_dist_x, max_dist_y, bw, max_skip, max_iter, n_seg, is_cdna, gap_bits, skip_bits }
+}
+
+/// The kernel's declaration of [`ChainParams`], for the test that compares them.
+pub fn kernel_structs() -> [(&'static str, &'static [&'static str]); 1] {
+    [("ChainParams", ChainParams::FIELDS)]
+}
+
+/// Ints per job in the kernel's parameter table.
+const NPAR: usize = ChainParams::INTS;
 /// Anchors per launch, to bound device memory (32 bytes each); a larger job runs alone.
 const LAUNCH_ANCHORS: usize = 1 << 25;
 /// Warps per block of the kernel (a warp per job).
 const WARPS_PER_BLOCK: usize = 8;
 
-fn par_of(j: &ChainDpJob) -> [i32; NPAR] {
+fn par_of(j: &ChainDpJob) -> ChainParams {
     let p = Params::from_job(j);
-    [
-        p.max_dist_x,
-        p.max_dist_y,
-        p.job.bw,
-        p.job.max_skip,
-        p.job.max_iter,
-        p.job.n_seg,
-        p.is_cdna as i32,
-        p.job.chn_pen_gap.to_bits() as i32,
-        p.job.chn_pen_skip.to_bits() as i32,
-        0,
-    ]
+    ChainParams {
+        max_dist_x: p.max_dist_x,
+        max_dist_y: p.max_dist_y,
+        bw: p.job.bw,
+        max_skip: p.job.max_skip,
+        max_iter: p.job.max_iter,
+        n_seg: p.job.n_seg,
+        is_cdna: p.is_cdna as i32,
+        gap_bits: p.job.chn_pen_gap.to_bits() as i32,
+        skip_bits: p.job.chn_pen_skip.to_bits() as i32,
+    }
 }
 
 /// The fill's arrays a launch brings back: `f` and `p` (all the backtrack reads), or all four (tests, benches).
@@ -245,7 +255,7 @@ fn enqueue(
     for &i in idx {
         off.push(o);
         cnt_n.push(jobs[i].n_anchors as i32);
-        par.extend_from_slice(&par_of(&jobs[i]));
+        par.extend_from_slice(par_of(&jobs[i]).as_ints());
         o += jobs[i].n_anchors;
     }
     // the anchors back to back, as (x, y) words, written straight into a page-locked buffer
@@ -315,7 +325,7 @@ fn enqueue(
         l.arg(&mut d_f).arg(&mut d_p).arg(&mut d_v).arg(&mut d_t).arg(&mut d_next);
         l.arg(&out_ptr).arg(&total_).arg(&arrays_).arg(&info_ptr);
         // SAFETY: the arguments match chain_fill's signature; every per-anchor buffer holds `total` elements
-        // and the job tables `nj` (par NPAR per job), as the offsets above index them; out holds `arrays`
+        // and the job tables `nj` (par one ChainParams per job), as the offsets above index them; out holds `arrays`
         // arrays of `total` i32s and info 4 u64 per job, page-locked, untouched by the host until a job's flag.
         unsafe { l.launch(cfg) }.map_err(|e| err("launch", e))?;
     }

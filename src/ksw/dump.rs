@@ -1,6 +1,6 @@
 //! Dump mode: with `WARPALIGN_KSW_DUMP=<path>` set, every ksw job submitted to the engine (`extd2_batch`,
 //! `exts2_batch`, `extz2_batch`, after the argument check) is appended to `<path>`, so real workloads can
-//! be replayed (tests/ksw_dumps.rs) and benchmarked (bench/, binary `ksw`). The file conventions (read
+//! be replayed (tests/ksw/dumps.rs) and benchmarked (bench/, binary `ksw`). The file conventions (read
 //! once per process, append, header only in an empty file, concatenable, one locked write per batch) and
 //! the framing are those of [`crate::dump`]; this module has the records.
 //!

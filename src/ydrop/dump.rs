@@ -1,6 +1,6 @@
 //! Dump mode: with `WARPALIGN_YDROP_DUMP=<path>` set, every ydrop job submitted to the engine
 //! (`one_sided_batch`, after the argument check) is appended to `<path>` with the result the engine
-//! returned, so calls from real LASTZ runs can be replayed against the oracle (tests/ydrop_dumps.rs). The
+//! returned, so calls from real LASTZ runs can be replayed against the oracle (tests/ydrop/dumps.rs). The
 //! file conventions (read once per process, append, header only in an empty file, concatenable, one locked
 //! write per batch) and the framing are those of [`crate::dump`]; this module has the records.
 //!

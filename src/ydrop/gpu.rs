@@ -23,14 +23,24 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 const MODULE_NAME: &str = "ydrop_one_sided";
-/// Ints per job in the parameter table (`NP` in the kernel), u64 offsets (`NO`), int results (`NR`).
-const NP: usize = 14;
-const NO: usize = 7;
-const NR: usize = 10;
 crate::kernel_struct! {
-    /// The start of a job's `NR` results, in the order of the kernel's `R_*` indices.
+    /// One job's parameters, as the kernel reads them (`YdropParams` in kernels/ydrop_one_sided.cu).
+    struct Params { m, n, a_len, b_len, mat, gap_open, gap_extend, y_drop, trim, tb_len, y_drop_tail, ring, env, tb_cap }
+}
+crate::kernel_struct! {
+    /// One job's results, as the kernel writes them (`YdropOut` in kernels/ydrop_one_sided.cu).
     struct Out { status, score, end1, end2, trunc, tb_need, n_ops, rows, traced }
 }
+
+/// The kernel's declarations of [`Params`] and [`Out`], for the test that compares them.
+pub fn kernel_structs() -> [(&'static str, &'static [&'static str]); 2] {
+    [("YdropParams", Params::FIELDS), ("YdropOut", Out::FIELDS)]
+}
+
+/// Ints per job in the parameter table, u64 offsets (`NO` in the kernel), ints of results.
+const NP: usize = Params::INTS;
+const NO: usize = 7;
+const NR: usize = Out::INTS;
 /// An envelope row's `hi` has this bit when the row compared its right bounds with `n` (`TESTED`).
 const TESTED: u32 = 1 << 31;
 /// Statuses (`ST_*` in the kernel).
@@ -291,22 +301,23 @@ fn run_launch(
             mats.extend_from_slice(unsafe { std::slice::from_raw_parts(matrices[p.mat], 256 * 256) });
             mats.len() / (256 * 256) - 1
         });
-        par.extend_from_slice(&[
-            j.m as i32,
-            j.n as i32,
-            p.plan.a_len as i32,
-            p.plan.b_len as i32,
-            mat as i32,
-            j.gap_open,
-            j.gap_extend,
-            j.y_drop,
-            j.trim_to_peak,
-            j.tb_size as i32,
-            y_drop_tail(j.gap_extend, j.y_drop, j.n),
-            p.plan.ring as i32,
-            p.record as i32,
-            p.tb_cap as i32,
-        ]);
+        let params = Params {
+            m: j.m as i32,
+            n: j.n as i32,
+            a_len: p.plan.a_len as i32,
+            b_len: p.plan.b_len as i32,
+            mat: mat as i32,
+            gap_open: j.gap_open,
+            gap_extend: j.gap_extend,
+            y_drop: j.y_drop,
+            trim: j.trim_to_peak,
+            tb_len: j.tb_size as i32,
+            y_drop_tail: y_drop_tail(j.gap_extend, j.y_drop, j.n),
+            ring: p.plan.ring as i32,
+            env: p.record as i32,
+            tb_cap: p.tb_cap as i32,
+        };
+        par.extend_from_slice(params.as_ints());
         offs[k * NO + 2] = ring_n;
         ring_n += 2 * p.plan.ring as u64;
         offs[k * NO + 6] = env_n;

@@ -7,7 +7,7 @@
 //! Masks are kept by absolute column: LASTZ stores them in its row array at `col - prevLY`, which within one
 //! row is the same column for the write and the DP's read, and a mask counts only in the row that wrote it.
 //!
-//! Quirks kept on purpose (each has a trap test in tests/ydrop_twin.rs):
+//! Quirks kept on purpose (each has a trap test in tests/ydrop/twin.rs):
 //! - on a neighbour's entry segment the bound is the segment's own column (left inclusive, right
 //!   exclusive); after a move to a later segment or a jump it is one column further off (`+1` / `-1`);
 //! - a jump into a diagonal segment takes its column on the current row, into any other kind its `b2`

@@ -7,7 +7,7 @@
 //! each row's left bound as it began (the sweep's in-place array holds the same values where a later row
 //! reads them). Row 0, the prolongation, the terminator and the constraint queries are the sweep's, in the
 //! sweep's order; the score, end, truncation and every traceback byte on a path are the sweep's
-//! (tests/ydrop_twin.rs, tests/ydrop_dumps.rs and `ydrop_fuzz vector` compare them, envelopes too).
+//! (tests/ydrop/twin.rs, tests/ydrop/dumps.rs and `ydrop_fuzz vector` compare them, envelopes too).
 //!
 //! A call whose values could leave the scans' int32 range (the limits the GPU kernel's host admits) gives
 //! up with None, before or during the sweep, and runs on the sweep.
