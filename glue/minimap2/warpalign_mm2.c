@@ -267,17 +267,31 @@ void mmw_start(const mm_mapopt_t *opt)
  * independently). Not with --split-prefix, whose merge reads the batches again. */
 #define MMW_BATCH_BASES 50000000
 
-/* Whether the batches of reads may be speculated on: the rest of the pipeline is tuned for it. */
-static int mmw_may_speculate(const mm_mapopt_t *opt)
+/* What the batches will do: speculate on ksw calls (in auto mode only with a GPU: on the CPU, one call at a
+ * time is faster) and batch chaining. Waits for the GPU's start when that decides. */
+static void mmw_modes(const mm_mapopt_t *opt, int *ksw, int *chain)
 {
-	return (mmw_ksw_may(opt) || mmw_chain_may(opt)) && !opt->split_prefix;
+	*ksw = mmw_ksw_may(opt), *chain = mmw_chain_may(opt);
+	if (!*ksw || mmw_speculate() >= 0) return;
+	mmw_start(opt); /* if main() did not */
+	if (mmw_prepare_state == 1) pthread_join(mmw_prepare_thread, 0), mmw_prepare_state = 2;
+	if (warpalign_ctx_backend(mmw_get_ctx()) != WARPALIGN_BACKEND_GPU) *ksw = 0;
+}
+
+/* Whether the batches of reads will be speculated on: the rest of the pipeline is tuned for it, and
+ * otherwise stays upstream's (its batches, hence its "mapped N sequences" lines). */
+static int mmw_will_speculate(const mm_mapopt_t *opt)
+{
+	int ksw, chain;
+	mmw_modes(opt, &ksw, &chain);
+	return (ksw || chain) && !opt->split_prefix;
 }
 
 int64_t mmw_batch_bases(const mm_mapopt_t *opt)
 {
 	const char *env = getenv("WARPALIGN_BATCH_BASES");
 	int64_t cap = MMW_BATCH_BASES;
-	if (!mmw_may_speculate(opt)) return opt->mini_batch_size;
+	if (!mmw_will_speculate(opt)) return opt->mini_batch_size;
 	if (env && *env) {
 		char *end;
 		cap = strtoll(env, &end, 10);
@@ -292,7 +306,7 @@ int64_t mmw_batch_bases(const mm_mapopt_t *opt)
  * done, leaving a gap before that batch is mapped; a third thread reads meanwhile, as with -2. */
 int mmw_pipeline_threads(const mm_mapopt_t *opt, int n_threads, int upstream)
 {
-	return n_threads > 1 && mmw_may_speculate(opt) && upstream < 3? 3 : upstream;
+	return n_threads > 1 && upstream < 3 && mmw_will_speculate(opt)? 3 : upstream;
 }
 
 static __thread struct { /* the fragment this thread is mapping in a batched pass */
@@ -363,14 +377,12 @@ mmw_batch_t *mmw_batch_begin(const mm_mapopt_t *opt, long n_frag, const int64_t 
 {
 	mmw_batch_t *b;
 	const char *trace;
-	int ksw = mmw_ksw_may(opt), chain = mmw_chain_may(opt);
+	int ksw, chain;
 	double t = realtime();
+	mmw_modes(opt, &ksw, &chain);
 	if (!ksw && !chain) return 0;
 	mmw_start(opt); /* if main() did not */
 	if (mmw_prepare_state == 1) pthread_join(mmw_prepare_thread, 0), mmw_prepare_state = 2;
-	if (ksw && mmw_speculate() < 0 && warpalign_ctx_backend(mmw_get_ctx()) != WARPALIGN_BACKEND_GPU)
-		ksw = 0; /* on the CPU, one call at a time is faster */
-	if (!ksw && !chain) return 0;
 	b = (mmw_batch_t*)calloc(1, sizeof(mmw_batch_t));
 	b->ksw = ksw, b->chain = chain;
 	if (ksw) {

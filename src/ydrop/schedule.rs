@@ -261,10 +261,18 @@ pub struct Settings {
 impl Settings {
     /// `WARPALIGN_YDROP_AHEAD` (default: 255 with 8 cores or more: with fewer, the work wasted on anchors
     /// LASTZ then skips costs more than the parallelism gains; 0 while `WARPALIGN_YDROP_DUMP` records every
-    /// call), `WARPALIGN_YDROP_DEPTH` (32), `WARPALIGN_YDROP_EARLY` (on; `0` off), `WARPALIGN_YDROP_VERIFY`
-    /// and `WARPALIGN_STATS` (`1` on).
+    /// call), `WARPALIGN_YDROP_DEPTH` (32), `WARPALIGN_YDROP_EARLY` (on), `WARPALIGN_YDROP_VERIFY` and
+    /// `WARPALIGN_STATS` (off); `WARPALIGN_BACKEND` is checked too, whether or not a pool runs. Empty is the
+    /// default; any value a variable does not accept is an error naming it.
     pub fn from_env() -> Result<Self> {
+        crate::engine::BackendChoice::from_env()?;
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        let flag = |name: &str, default: bool| match var(name).as_deref() {
+            None => Ok(default),
+            Some("0") => Ok(false),
+            Some("1") => Ok(true),
+            Some(v) => Err(Error::InvalidArgument(format!("{name}={v}: expected 0 or 1"))),
+        };
         let ahead = if var("WARPALIGN_YDROP_DUMP").is_some() {
             0
         } else if let Some(v) = var("WARPALIGN_YDROP_AHEAD") {
@@ -282,13 +290,18 @@ impl Settings {
         } else {
             0
         };
-        let depth = var("WARPALIGN_YDROP_DEPTH").and_then(|v| v.trim().parse::<u32>().ok()).filter(|&d| d > 0).unwrap_or(32);
+        let depth = match var("WARPALIGN_YDROP_DEPTH") {
+            None => 32,
+            Some(v) => v.parse::<u32>().ok().filter(|&d| d > 0).ok_or_else(|| {
+                Error::InvalidArgument(format!("WARPALIGN_YDROP_DEPTH={v}: expected a positive number of alignments"))
+            })?,
+        };
         Ok(Settings {
             ahead,
             depth,
-            early: var("WARPALIGN_YDROP_EARLY").as_deref() != Some("0"),
-            verify: var("WARPALIGN_YDROP_VERIFY").as_deref() == Some("1"),
-            stats: var("WARPALIGN_STATS").as_deref() == Some("1"),
+            early: flag("WARPALIGN_YDROP_EARLY", true)?,
+            verify: flag("WARPALIGN_YDROP_VERIFY", false)?,
+            stats: flag("WARPALIGN_STATS", false)?,
         })
     }
 }
