@@ -93,10 +93,11 @@ impl Engine {
     /// Loads every GPU kernel now (no-op on the CPU). A failure is reported as the batches would report it:
     /// later batches fall back to the CPU.
     pub fn prepare(&self) {
-        if let Some(rt) = self.gpu() {
-            if let Err(e) = rt.load_all() {
-                gpu_failed_notice(&e);
-            }
+        let Some(rt) = &self.gpu else { return };
+        // part of the start: a process exiting meanwhile need not wait for it
+        let Some(_pass) = gate::enter_start() else { return };
+        if let Err(e) = rt.load_all() {
+            gpu_failed_notice(&e);
         }
     }
 

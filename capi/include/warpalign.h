@@ -517,6 +517,15 @@ extern "C" {
 void warpalign_shutdown(void);
 
 /**
+ * `warpalign_shutdown` for a process about to exit with `status`, which need not wait for a GPU start:
+ * when another thread is still starting the GPU or loading its kernels (up to a second, for a GPU a short
+ * run never used), it flushes C stdio and ends the process at once with `_exit(status)`, without exit
+ * handlers (the driver's would run under the starting thread). Otherwise it returns once no other thread
+ * is inside the driver, and the caller exits as it would have. For `__wrap_exit` and before `main` returns.
+ */
+void warpalign_shutdown_for_exit(int status);
+
+/**
  * The library version, e.g. "0.1.0". Static storage.
  */
 const char *warpalign_version(void);

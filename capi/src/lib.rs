@@ -12,7 +12,7 @@ mod ksw_cache;
 mod ydrop;
 
 use std::cell::{Cell, RefCell};
-use std::ffi::{c_char, CStr, CString};
+use std::ffi::{c_char, c_int, CStr, CString};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use warpalign::{BackendChoice, Engine, Error};
 
@@ -150,6 +150,22 @@ pub(crate) fn batch_args<'a, J, R>(
 #[no_mangle]
 pub extern "C" fn warpalign_shutdown() {
     let _ = quiet(warpalign::gpu::gate::close);
+}
+
+/// `warpalign_shutdown` for a process about to exit with `status`, which need not wait for a GPU start:
+/// when another thread is still starting the GPU or loading its kernels (up to a second, for a GPU a short
+/// run never used), it flushes C stdio and ends the process at once with `_exit(status)`, without exit
+/// handlers (the driver's would run under the starting thread). Otherwise it returns once no other thread
+/// is inside the driver, and the caller exits as it would have. For `__wrap_exit` and before `main` returns.
+#[no_mangle]
+pub extern "C" fn warpalign_shutdown_for_exit(status: c_int) {
+    if matches!(quiet(warpalign::gpu::gate::close_for_exit), Ok(warpalign::gpu::gate::Exit::Abandon)) {
+        // SAFETY: fflush(NULL) flushes every C stream; _exit ends the process.
+        unsafe {
+            libc::fflush(std::ptr::null_mut());
+            libc::_exit(status);
+        }
+    }
 }
 
 /// The library version, e.g. "0.1.0". Static storage.

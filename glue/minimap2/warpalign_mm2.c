@@ -40,6 +40,7 @@
  * rounds, started in the background while the first batch is seeded and chained. Any engine failure is
  * fatal: minimap2 must never print anything different from upstream, so we stop instead of guessing. */
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,19 +96,20 @@ void mmw_version_note(void)
 }
 
 /* The CUDA driver registers exit handlers while the GPU starts (in its thread), and those run first: an
- * exit while another thread is inside the driver hangs or aborts. warpalign_shutdown() waits for that
- * thread and keeps the GPU out from then on; minimap2 is linked with -Wl,--wrap=exit, so that every exit()
- * calls it first, and main() calls mmw_exit_ready() before it returns. */
+ * exit while another thread is inside the driver hangs or aborts. warpalign_shutdown_for_exit() waits for
+ * batches on the GPU and keeps it out from then on; a start still in flight (a run too short to use the
+ * GPU) it abandons, ending the process itself. minimap2 is linked with -Wl,--wrap=exit, so that every
+ * exit() calls it first, and main() calls mmw_exit_ready() before it returns 0. */
 void mmw_exit_ready(void)
 {
-	warpalign_shutdown();
+	warpalign_shutdown_for_exit(0);
 }
 
 void __real_exit(int status) __attribute__((noreturn));
 void __wrap_exit(int status) __attribute__((noreturn));
 void __wrap_exit(int status)
 {
-	warpalign_shutdown();
+	warpalign_shutdown_for_exit(status);
 	__real_exit(status);
 }
 
@@ -208,13 +210,16 @@ static pthread_mutex_t mmw_caches_lock = PTHREAD_MUTEX_INITIALIZER;
  * thread. Learnt from each batch's final pass: on once it computed more than 1% of its calls. */
 static int mmw_rounds_pay; /* atomic: set by one batch's output step, read by the next's mapping step */
 #define MMW_FEW_FRAGS 64
-static pthread_t mmw_prepare_thread;    /* GPU start-up, overlapping index loading */
-static int mmw_prepare_state;           /* 0 not started, 1 running, 2 joined */
+static pthread_t mmw_prepare_thread;    /* GPU start-up, overlapping index loading and the first batches */
+static int mmw_prepare_state;           /* 0 not started, 1 running, 2 joined or never to be (atomic) */
+static int mmw_prepare_done;            /* the thread has finished (atomic) */
+static pthread_mutex_t mmw_prepare_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void *mmw_prepare_main(void *arg)
 {
 	(void)arg;
 	warpalign_ctx_prepare(mmw_get_ctx());
+	__atomic_store_n(&mmw_prepare_done, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -254,8 +259,30 @@ static int mmw_chain_may(const mm_mapopt_t *opt)
 
 void mmw_start(const mm_mapopt_t *opt)
 {
-	if (!(mmw_ksw_may(opt) || mmw_chain_may(opt)) || mmw_prepare_state != 0) return;
-	mmw_prepare_state = pthread_create(&mmw_prepare_thread, 0, mmw_prepare_main, 0) == 0? 1 : 2;
+	pthread_mutex_lock(&mmw_prepare_lock);
+	if ((mmw_ksw_may(opt) || mmw_chain_may(opt)) && mmw_prepare_state == 0)
+		__atomic_store_n(&mmw_prepare_state, pthread_create(&mmw_prepare_thread, 0, mmw_prepare_main, 0) == 0? 1 : 2, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&mmw_prepare_lock);
+}
+
+static void mmw_wait_gpu(void)
+{
+	pthread_mutex_lock(&mmw_prepare_lock);
+	if (mmw_prepare_state == 1) {
+		pthread_join(mmw_prepare_thread, 0);
+		__atomic_store_n(&mmw_prepare_state, 2, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&mmw_prepare_lock);
+}
+
+/* Without waiting: 1 the GPU runs batches, -1 it is still starting, 0 it never will (CPU backend, no GPU,
+ * or not started). */
+static int mmw_gpu_state(void)
+{
+	int st = __atomic_load_n(&mmw_prepare_state, __ATOMIC_ACQUIRE);
+	if (st == 0) return 0;
+	if (st == 1 && !__atomic_load_n(&mmw_prepare_done, __ATOMIC_ACQUIRE)) return -1;
+	return warpalign_ctx_backend(mmw_get_ctx()) == WARPALIGN_BACKEND_GPU;
 }
 
 /* Batches of at most this many bases while speculating, whatever -K says (WARPALIGN_BATCH_BASES: another
@@ -264,41 +291,97 @@ void mmw_start(const mm_mapopt_t *opt)
  * default of 500M they were a quarter of the rebuilt tool's time on a 500 Mb read set (measured best: 50M,
  * 6.5 s against 7.4 s with 100M and 10.1 s with 500M on an H100 with 16 cores). Smaller batches
  * keep them short and the memory of the speculation cache low; the output is the same (reads are mapped
- * independently). Not with --split-prefix, whose merge reads the batches again. */
+ * independently), and so is the log (mmw_read_chunk). */
 #define MMW_BATCH_BASES 50000000
 
-/* What the batches will do: speculate on ksw calls (in auto mode only with a GPU: on the CPU, one call at a
- * time is faster) and batch chaining. Waits for the GPU's start when that decides. */
-static void mmw_modes(const mm_mapopt_t *opt, int *ksw, int *chain)
+static int64_t mmw_batch_cap(void)
 {
-	*ksw = mmw_ksw_may(opt), *chain = mmw_chain_may(opt);
-	if (!*ksw || mmw_speculate() >= 0) return;
-	mmw_start(opt); /* if main() did not */
-	if (mmw_prepare_state == 1) pthread_join(mmw_prepare_thread, 0), mmw_prepare_state = 2;
-	if (warpalign_ctx_backend(mmw_get_ctx()) != WARPALIGN_BACKEND_GPU) *ksw = 0;
-}
-
-/* Whether the batches of reads will be speculated on: the rest of the pipeline is tuned for it, and
- * otherwise stays upstream's (its batches, hence its "mapped N sequences" lines). */
-static int mmw_will_speculate(const mm_mapopt_t *opt)
-{
-	int ksw, chain;
-	mmw_modes(opt, &ksw, &chain);
-	return (ksw || chain) && !opt->split_prefix;
-}
-
-int64_t mmw_batch_bases(const mm_mapopt_t *opt)
-{
-	const char *env = getenv("WARPALIGN_BATCH_BASES");
-	int64_t cap = MMW_BATCH_BASES;
-	if (!mmw_will_speculate(opt)) return opt->mini_batch_size;
-	if (env && *env) {
-		char *end;
-		cap = strtoll(env, &end, 10);
-		if (*end != 0 || cap < 0) mmw_die("WARPALIGN_BATCH_BASES must be a number of bases (0: no cap)");
-		if (cap == 0) return opt->mini_batch_size;
+	static int64_t cap = -1; /* atomic: the same value whichever thread parses it */
+	int64_t c = __atomic_load_n(&cap, __ATOMIC_RELAXED);
+	if (c < 0) {
+		const char *env = getenv("WARPALIGN_BATCH_BASES");
+		c = MMW_BATCH_BASES;
+		if (env && *env) {
+			char *end;
+			errno = 0;
+			c = strtoll(env, &end, 10);
+			if (*end != 0 || c < 0 || errno == ERANGE) mmw_die("WARPALIGN_BATCH_BASES must be a number of bases (0: no cap)");
+		}
+		__atomic_store_n(&cap, c, __ATOMIC_RELAXED);
 	}
-	return opt->mini_batch_size < cap? opt->mini_batch_size : cap;
+	return c;
+}
+
+/* Whether batches may be speculated on: ksw calls when asked (WARPALIGN_SPECULATE=1) or with a GPU that
+ * runs or is starting, chaining when asked. Never waits. */
+static int mmw_may_speculate(const mm_mapopt_t *opt)
+{
+	return mmw_chain_may(opt) || (mmw_ksw_may(opt) && (mmw_speculate() == 1 || mmw_gpu_state() != 0));
+}
+
+/* What one batch does: speculate on its ksw calls and batch its chaining. In auto mode speculation runs
+ * only on the GPU (on the CPU one call at a time is as fast), and only with more than a few fragments:
+ * with a few long ones (asm presets) it computes long chains of dependent calls in one thread (H. pylori
+ * asm5 on an H200 with 16 cores: 0.69x upstream). A batch that finds the GPU still starting does not wait
+ * for it, but runs as upstream's would, unless it is a full batch: more follow, and the wait pays. */
+static void mmw_modes(const mm_mapopt_t *opt, long n_frag, int64_t bases, int *ksw, int *chain)
+{
+	int gpu;
+	int64_t full = mmw_batch_cap() > 0 && mmw_batch_cap() < opt->mini_batch_size? mmw_batch_cap() : opt->mini_batch_size;
+	*ksw = mmw_ksw_may(opt), *chain = mmw_chain_may(opt);
+	if (!*ksw || mmw_speculate() == 1) return;
+	mmw_start(opt); /* if main() did not */
+	gpu = mmw_gpu_state();
+	if (gpu < 0 && bases >= full) mmw_wait_gpu(), gpu = mmw_gpu_state();
+	*ksw = gpu > 0 && n_frag > MMW_FEW_FRAGS;
+}
+
+/* Reading: upstream reads a batch until it holds -K bases (or the input ends) and logs "mapped N
+ * sequences" once it is written. While batches may be speculated on, each of upstream's batches is read in
+ * parts of at most the cap: a part ends where upstream's batch would (its last part reads until the batch
+ * holds -K bases) or at the cap, and the log line is written with the last part, with upstream's count.
+ * Not in fragment mode (paired reads), whose reading looks past a part's end for mates, nor with
+ * --split-prefix, whose merge reads the batches again: upstream's batches there. One pipeline at a time. */
+static struct {
+	int parts;      /* upstream's batches may be read in parts */
+	int64_t left;   /* bases upstream's current batch lacks; 0: none begun */
+	int64_t chunk;  /* what the last read was asked for */
+	int n_seq;      /* reads of upstream's current batch so far */
+} mmw_reads;
+
+void mmw_reads_begin(const mm_mapopt_t *opt, int frag_mode)
+{
+	mmw_reads.parts = !frag_mode && !opt->split_prefix;
+	mmw_reads.left = 0, mmw_reads.n_seq = 0;
+	mmw_reads.chunk = opt->mini_batch_size;
+}
+
+int64_t mmw_read_chunk(const mm_mapopt_t *opt)
+{
+	int64_t cap = mmw_batch_cap();
+	if (mmw_reads.left <= 0) mmw_reads.left = opt->mini_batch_size;
+	mmw_reads.chunk = mmw_reads.left;
+	if (mmw_reads.parts && cap > 0 && cap < mmw_reads.left && mmw_may_speculate(opt)) mmw_reads.chunk = cap;
+	return mmw_reads.chunk;
+}
+
+int mmw_read_done(const mm_bseq1_t *seq, int n_seq)
+{
+	int64_t bases = 0;
+	int i, n;
+	for (i = 0; i < n_seq; ++i) bases += seq[i].l_seq;
+	mmw_reads.n_seq += n_seq, mmw_reads.left -= bases;
+	if (mmw_reads.left > 0 && bases >= mmw_reads.chunk) return 0; /* a part: upstream's batch goes on */
+	n = mmw_reads.n_seq;
+	mmw_reads.left = 0, mmw_reads.n_seq = 0;
+	return n;
+}
+
+int mmw_reads_end(void)
+{
+	int n = mmw_reads.n_seq;
+	mmw_reads.left = 0, mmw_reads.n_seq = 0;
+	return n;
 }
 
 /* minimap2's pipeline threads (kt_pipeline): 2 unless -2 asks for 3. While speculating, a batch's output
@@ -306,7 +389,7 @@ int64_t mmw_batch_bases(const mm_mapopt_t *opt)
  * done, leaving a gap before that batch is mapped; a third thread reads meanwhile, as with -2. */
 int mmw_pipeline_threads(const mm_mapopt_t *opt, int n_threads, int upstream)
 {
-	return n_threads > 1 && upstream < 3 && mmw_will_speculate(opt)? 3 : upstream;
+	return n_threads > 1 && upstream < 3 && !opt->split_prefix && mmw_may_speculate(opt)? 3 : upstream;
 }
 
 static __thread struct { /* the fragment this thread is mapping in a batched pass */
@@ -379,10 +462,12 @@ mmw_batch_t *mmw_batch_begin(const mm_mapopt_t *opt, long n_frag, const int64_t 
 	const char *trace;
 	int ksw, chain;
 	double t = realtime();
-	mmw_modes(opt, &ksw, &chain);
+	long i;
+	int64_t bases = 0;
+	for (i = 0; i < n_frag; ++i) bases += frag_len[i];
+	mmw_modes(opt, n_frag, bases, &ksw, &chain);
 	if (!ksw && !chain) return 0;
-	mmw_start(opt); /* if main() did not */
-	if (mmw_prepare_state == 1) pthread_join(mmw_prepare_thread, 0), mmw_prepare_state = 2;
+	if (ksw) mmw_wait_gpu(); /* the GPU's start, still in flight only with WARPALIGN_SPECULATE=1 */
 	b = (mmw_batch_t*)calloc(1, sizeof(mmw_batch_t));
 	b->ksw = ksw, b->chain = chain;
 	if (ksw) {

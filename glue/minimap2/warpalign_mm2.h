@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include "minimap.h"
+#include "bseq.h"
 #include "ksw2.h"
 
 #ifdef __cplusplus
@@ -34,7 +35,14 @@ mm128_t *mmw_lchain_dp(int max_dist_x, int max_dist_y, int bw, int max_skip, int
 typedef struct mmw_batch_s mmw_batch_t;
 void mmw_start(const mm_mapopt_t *opt); /* starts the GPU in the background, e.g. while the index loads */
 void mmw_exit_ready(void); /* before main() returns: waits for any thread inside the GPU driver */
-int64_t mmw_batch_bases(const mm_mapopt_t *opt); /* the reads' batch size to use in place of -K's */
+/* Reading a pipeline's batches (mmw_read_chunk in warpalign_mm2.c): mmw_reads_begin() before kt_pipeline;
+ * each read asks for mmw_read_chunk() bases in place of -K's, then mmw_read_done() gives the count of
+ * upstream's "mapped N sequences" line to write once that part is written (0: none yet); after kt_pipeline,
+ * mmw_reads_end() gives the count of a line still owed (0: none). */
+void mmw_reads_begin(const mm_mapopt_t *opt, int frag_mode);
+int64_t mmw_read_chunk(const mm_mapopt_t *opt);
+int mmw_read_done(const mm_bseq1_t *seq, int n_seq);
+int mmw_reads_end(void);
 int mmw_pipeline_threads(const mm_mapopt_t *opt, int n_threads, int upstream); /* kt_pipeline's threads */
 mmw_batch_t *mmw_batch_begin(const mm_mapopt_t *opt, long n_frag, const int64_t *frag_len);
 int mmw_batch_next(mmw_batch_t *b);

@@ -202,7 +202,7 @@ impl GpuRuntime {
     /// kernels and checks the pack kernel against the CPU on a fixed batch. Under a pass of [`gate`]: once
     /// the process is exiting it gives up between its steps.
     pub fn start() -> Result<Self, StartError> {
-        let Some(_pass) = gate::enter() else { return Err(StartError::Closed) };
+        let Some(_pass) = gate::enter_start() else { return Err(StartError::Closed) };
         // SAFETY: only tries to dlopen libcuda.
         let driver = std::panic::catch_unwind(|| unsafe { cudarc::driver::sys::is_culib_present() }).unwrap_or(false);
         if !driver {
