@@ -254,6 +254,7 @@ static int mmw_chain_may(const mm_mapopt_t *opt)
 
 void mmw_start(const mm_mapopt_t *opt)
 {
+	mmw_check(warpalign_env_check()); /* the library's variables, before any output (contexts are made lazily) */
 	if (!(mmw_ksw_may(opt) || mmw_chain_may(opt)) || mmw_prepare_state != 0) return;
 	mmw_prepare_state = pthread_create(&mmw_prepare_thread, 0, mmw_prepare_main, 0) == 0? 1 : 2;
 }

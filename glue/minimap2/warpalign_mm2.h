@@ -32,7 +32,7 @@ mm128_t *mmw_lchain_dp(int max_dist_x, int max_dist_y, int bw, int max_skip, int
  * passes, their outputs thrown away, while mmw_batch_next() says 1. In the output step: mmw_batch_final(),
  * the final pass (its output is minimap2's), mmw_batch_end(). */
 typedef struct mmw_batch_s mmw_batch_t;
-void mmw_start(const mm_mapopt_t *opt); /* starts the GPU in the background, e.g. while the index loads */
+void mmw_start(const mm_mapopt_t *opt); /* checks the library's variables, starts the GPU in the background */
 void mmw_exit_ready(void); /* before main() returns: waits for any thread inside the GPU driver */
 int64_t mmw_batch_bases(const mm_mapopt_t *opt); /* the reads' batch size to use in place of -K's */
 int mmw_pipeline_threads(const mm_mapopt_t *opt, int n_threads, int upstream); /* kt_pipeline's threads */
