@@ -22,7 +22,7 @@
 //! then records (the engine's layout), among which the header may appear again (concatenated files)
 //! ```
 
-use std::ffi::OsString;
+use crate::env::PathVar;
 use std::fs::File;
 use std::io::{self, Write};
 use std::sync::{Mutex, OnceLock};
@@ -109,23 +109,18 @@ struct Open<S> {
 /// An engine's dump file, opened on first use when its variable names one. `S` is state the engine keeps
 /// between batches under the same lock as the file (ydrop: the last matrix written).
 pub struct Sink<S = ()> {
-    var: &'static str,
+    var: &'static PathVar,
     framing: Framing,
     open: OnceLock<Option<Mutex<Open<S>>>>,
 }
 
 impl<S: Default + Send> Sink<S> {
-    pub const fn new(var: &'static str, framing: Framing) -> Self {
+    pub const fn new(var: &'static PathVar, framing: Framing) -> Self {
         Sink { var, framing, open: OnceLock::new() }
     }
 
-    /// The variable's value, when set and not empty.
-    fn path(&self) -> Option<OsString> {
-        std::env::var_os(self.var).filter(|p| !p.is_empty())
-    }
-
     fn open(&self) -> Option<Mutex<Open<S>>> {
-        let path = self.path()?;
+        let path = self.var.get()?;
         let open = || -> io::Result<File> {
             let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&path)?;
             if f.metadata()?.len() == 0 {
@@ -137,7 +132,7 @@ impl<S: Default + Send> Sink<S> {
             Ok(file) => Some(Mutex::new(Open { file, state: S::default() })),
             Err(e) => {
                 // A dump was asked for and cannot be made: say so once and run on without it.
-                eprintln!("[WARNING] warpalign: {}={}: {e}; not dumping", self.var, path.to_string_lossy());
+                eprintln!("[WARNING] warpalign: {}={}: {e}; not dumping", self.var.name, path.display());
                 None
             }
         }
@@ -166,7 +161,7 @@ impl<S: Default + Send> Sink<S> {
         if buf.is_empty() {
             return Ok(());
         }
-        f.write_all(buf).map_err(|e| crate::Error::Internal(format!("{}: writing: {e}", self.var)))
+        f.write_all(buf).map_err(|e| crate::Error::Internal(format!("{}: writing: {e}", self.var.name)))
     }
 }
 
@@ -221,18 +216,19 @@ mod tests {
 
     #[test]
     fn sink_appends_under_one_header() {
-        // a variable no other test or tool reads
-        let var = "WA_UNIT_TEST_DUMP_SINK";
+        // variables no other test or tool reads
+        static VAR: PathVar = PathVar { name: "WA_UNIT_TEST_DUMP_SINK" };
+        static UNSET: PathVar = PathVar { name: "WA_UNIT_TEST_DUMP_UNSET" };
         let path = std::env::temp_dir().join(format!("warpalign_dump_sink.{}", std::process::id()));
         let _ = std::fs::remove_file(&path);
-        std::env::set_var(var, &path);
+        std::env::set_var(VAR.name, &path);
         for _ in 0..2 {
             // a second process's sink: its own open, no second header
-            let s: Sink = Sink::new(var, F);
+            let s: Sink = Sink::new(&VAR, F);
             assert!(s.enabled());
             s.append(&[3u8, 1], |b, &n| b.extend(std::iter::once(n - 1).chain(std::iter::repeat(n).take(n as usize)))).unwrap();
         }
-        let st: Sink<u32> = Sink::new(var, F);
+        let st: Sink<u32> = Sink::new(&VAR, F);
         st.append_with(|k, b| {
             *k += 1;
             b.extend_from_slice(&[0, *k as u8]);
@@ -244,7 +240,7 @@ mod tests {
         F.read(&data, |r, v| decode(r, v).inspect(|_| n += 1)).unwrap();
         assert_eq!((n, data.len()), (5, 16 + 2 * (4 + 2) + 2));
 
-        let off: Sink = Sink::new("WA_UNIT_TEST_DUMP_UNSET", F);
+        let off: Sink = Sink::new(&UNSET, F);
         assert!(!off.enabled());
         off.append(&[1u8], |_, _| unreachable!()).unwrap();
     }

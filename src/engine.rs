@@ -14,8 +14,6 @@ pub enum BackendChoice {
 }
 
 impl BackendChoice {
-    pub const ENV: &'static str = "WARPALIGN_BACKEND";
-
     pub fn parse(s: &str) -> Option<Self> {
         match s.trim().to_ascii_lowercase().as_str() {
             "" | "auto" => Some(Self::Auto),
@@ -27,12 +25,7 @@ impl BackendChoice {
 
     /// Reads `WARPALIGN_BACKEND`; an unknown value is an error naming the variable.
     pub fn from_env() -> crate::Result<Self> {
-        match std::env::var(Self::ENV) {
-            Err(_) => Ok(Self::Auto),
-            Ok(v) => Self::parse(&v).ok_or_else(|| {
-                crate::Error::InvalidArgument(format!("{}={v:?}: expected auto, cpu or gpu", Self::ENV))
-            }),
-        }
+        Ok(crate::env::BACKEND.read()?.unwrap_or(Self::Auto))
     }
 }
 

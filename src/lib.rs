@@ -5,6 +5,7 @@
 pub mod chain;
 pub mod dump;
 pub mod engine;
+pub mod env;
 pub mod error;
 pub mod gpu;
 pub mod ksw;

@@ -28,21 +28,13 @@
 #define WARPALIGN_YDROP_TRUNC_MIDWAY 1
 
 /**
- * The backend a context runs on.
- */
-typedef enum warpalign_backend {
-  WARPALIGN_BACKEND_CPU = 0,
-  WARPALIGN_BACKEND_GPU = 1,
-} warpalign_backend;
-
-/**
  * Status code of every batch call.
  */
 typedef enum warpalign_status {
   WARPALIGN_STATUS_OK = 0,
   /**
-   * A null pointer, a job outside its documented contract (checked before any work), or a bad
-   * `WARPALIGN_BACKEND`.
+   * A null pointer, a job outside its documented contract (checked before any work), or a `WARPALIGN_*`
+   * variable set to a value it does not accept.
    */
   WARPALIGN_STATUS_INVALID_ARGUMENT = 1,
   /**
@@ -54,6 +46,14 @@ typedef enum warpalign_status {
    */
   WARPALIGN_STATUS_INTERNAL = 3,
 } warpalign_status;
+
+/**
+ * The backend a context runs on.
+ */
+typedef enum warpalign_backend {
+  WARPALIGN_BACKEND_CPU = 0,
+  WARPALIGN_BACKEND_GPU = 1,
+} warpalign_backend;
 
 /**
  * An engine context: owns the GPU runtime when there is one. Opaque to C.
@@ -537,15 +537,25 @@ const char *warpalign_version(void);
 const char *warpalign_last_error(void);
 
 /**
+ * Checks every `WARPALIGN_*` variable the library reads: WARPALIGN_STATUS_INVALID_ARGUMENT, the message
+ * (warpalign_last_error) naming the first set to a value it does not accept and what it accepts. The
+ * contexts and the y-drop schedule check them as they are made; a tool that makes them lazily calls this
+ * at start, before its first output.
+ */
+enum warpalign_status warpalign_env_check(void);
+
+/**
  * Creates a context on the backend `WARPALIGN_BACKEND` asks for (`auto`, the default, `cpu` or `gpu`).
  * Without a usable GPU it runs on the CPU, with the same results, and says so on stderr when a GPU was
- * asked for or failed. Returns NULL only for a bad `WARPALIGN_BACKEND` value (see warpalign_last_error).
+ * asked for or failed. Returns NULL only when a `WARPALIGN_*` variable has a value it does not accept
+ * (warpalign_env_check; see warpalign_last_error).
  */
 struct warpalign_ctx *warpalign_ctx_create(void);
 
 /**
  * Creates a context that runs on the CPU only, whatever `WARPALIGN_BACKEND` says: no GPU start-up cost, for
  * callers that submit one job at a time (where the CPU is faster) beside a GPU context for their batches.
+ * Returns NULL, as warpalign_ctx_create, when a `WARPALIGN_*` variable has a value it does not accept.
  */
 struct warpalign_ctx *warpalign_ctx_create_cpu(void);
 
@@ -703,7 +713,8 @@ void warpalign_ydrop_results_free(struct warpalign_ydrop_result *results, size_t
 /**
  * A schedule whose loop has the given host (copied). Reads its settings from the environment and, when
  * extensions run ahead, starts the pool now (so that its workers ready their memory while the caller reads
- * and seeds). NULL on a bad setting or a NULL callback (see warpalign_last_error).
+ * and seeds). NULL on a NULL callback or when a `WARPALIGN_*` variable has a value it does not accept
+ * (warpalign_env_check; see warpalign_last_error).
  */
 struct warpalign_ydrop_schedule *warpalign_ydrop_schedule_create(const struct warpalign_ydrop_host *host);
 

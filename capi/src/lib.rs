@@ -21,8 +21,8 @@ use warpalign::{BackendChoice, Engine, Error};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WarpalignStatus {
     Ok = 0,
-    /// A null pointer, a job outside its documented contract (checked before any work), or a bad
-    /// `WARPALIGN_BACKEND`.
+    /// A null pointer, a job outside its documented contract (checked before any work), or a `WARPALIGN_*`
+    /// variable set to a value it does not accept.
     InvalidArgument = 1,
     /// The GPU failed mid-batch; the batch's results are not valid.
     Gpu = 2,
@@ -186,13 +186,24 @@ pub extern "C" fn warpalign_last_error() -> *const c_char {
     LAST_ERROR.try_with(|e| e.borrow().as_ptr()).unwrap_or(c"".as_ptr())
 }
 
+/// Checks every `WARPALIGN_*` variable the library reads: WARPALIGN_STATUS_INVALID_ARGUMENT, the message
+/// (warpalign_last_error) naming the first set to a value it does not accept and what it accepts. The
+/// contexts and the y-drop schedule check them as they are made; a tool that makes them lazily calls this
+/// at start, before its first output.
+#[no_mangle]
+pub extern "C" fn warpalign_env_check() -> WarpalignStatus {
+    guard("warpalign_env_check", warpalign::env::check)
+}
+
 /// Creates a context on the backend `WARPALIGN_BACKEND` asks for (`auto`, the default, `cpu` or `gpu`).
 /// Without a usable GPU it runs on the CPU, with the same results, and says so on stderr when a GPU was
-/// asked for or failed. Returns NULL only for a bad `WARPALIGN_BACKEND` value (see warpalign_last_error).
+/// asked for or failed. Returns NULL only when a `WARPALIGN_*` variable has a value it does not accept
+/// (warpalign_env_check; see warpalign_last_error).
 #[no_mangle]
 pub extern "C" fn warpalign_ctx_create() -> *mut WarpalignCtx {
     let mut ctx = std::ptr::null_mut();
     guard("warpalign_ctx_create", || {
+        warpalign::env::check()?;
         let choice = BackendChoice::from_env()?;
         ctx = Box::into_raw(Box::new(WarpalignCtx { engine: Engine::new(choice) }));
         Ok(())
@@ -202,10 +213,16 @@ pub extern "C" fn warpalign_ctx_create() -> *mut WarpalignCtx {
 
 /// Creates a context that runs on the CPU only, whatever `WARPALIGN_BACKEND` says: no GPU start-up cost, for
 /// callers that submit one job at a time (where the CPU is faster) beside a GPU context for their batches.
+/// Returns NULL, as warpalign_ctx_create, when a `WARPALIGN_*` variable has a value it does not accept.
 #[no_mangle]
 pub extern "C" fn warpalign_ctx_create_cpu() -> *mut WarpalignCtx {
-    clear_last_error();
-    Box::into_raw(Box::new(WarpalignCtx { engine: Engine::cpu() }))
+    let mut ctx = std::ptr::null_mut();
+    guard("warpalign_ctx_create_cpu", || {
+        warpalign::env::check()?;
+        ctx = Box::into_raw(Box::new(WarpalignCtx { engine: Engine::cpu() }));
+        Ok(())
+    });
+    ctx
 }
 
 /// Destroys a context made by warpalign_ctx_create or warpalign_ctx_create_cpu (NULL is ignored). No batch may be running on it.

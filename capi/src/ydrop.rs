@@ -175,7 +175,8 @@ fn with_schedule(
 
 /// A schedule whose loop has the given host (copied). Reads its settings from the environment and, when
 /// extensions run ahead, starts the pool now (so that its workers ready their memory while the caller reads
-/// and seeds). NULL on a bad setting or a NULL callback (see warpalign_last_error).
+/// and seeds). NULL on a NULL callback or when a `WARPALIGN_*` variable has a value it does not accept
+/// (warpalign_env_check; see warpalign_last_error).
 #[no_mangle]
 pub extern "C" fn warpalign_ydrop_schedule_create(host: *const WarpalignYdropHost) -> *mut WarpalignYdropSchedule {
     let mut made = std::ptr::null_mut();

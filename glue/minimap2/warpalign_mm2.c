@@ -259,7 +259,9 @@ static int mmw_chain_may(const mm_mapopt_t *opt)
 
 void mmw_start(const mm_mapopt_t *opt)
 {
+	static int checked;
 	pthread_mutex_lock(&mmw_prepare_lock);
+	if (!checked) mmw_check(warpalign_env_check()), checked = 1; /* the library's variables, before any output */
 	if ((mmw_ksw_may(opt) || mmw_chain_may(opt)) && mmw_prepare_state == 0)
 		__atomic_store_n(&mmw_prepare_state, pthread_create(&mmw_prepare_thread, 0, mmw_prepare_main, 0) == 0? 1 : 2, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&mmw_prepare_lock);

@@ -57,7 +57,7 @@ impl DumpedJob {
 
 // ---- writer ---------------------------------------------------------------------------------------------
 
-static SINK: Sink = Sink::new("WARPALIGN_CHAIN_DUMP", FRAMING);
+static SINK: Sink = Sink::new(&crate::env::CHAIN_DUMP, FRAMING);
 
 /// Appends the job's record (the format above) to `buf`.
 pub fn encode(buf: &mut Vec<u8>, j: &ChainDpJob) {

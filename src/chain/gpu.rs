@@ -168,7 +168,7 @@ fn for_each_launched(
         .context()
         .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
         .map_err(|e| format!("device attribute: {e:?}"))? as usize;
-    let profile = crate::gpu::profiling("WARPALIGN_CHAIN_GPU_PROFILE");
+    let profile = crate::env::CHAIN_GPU_PROFILE.get().unwrap_or(false);
     // (one stream for the batch: its launches queue behind one another, the upload of one during the other)
     let st = rt.lease_stream()?;
     let todo: Vec<usize> = (0..jobs.len()).filter(|&i| jobs[i].n_anchors > 0).collect();

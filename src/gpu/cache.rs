@@ -6,8 +6,8 @@ use sha2::{Digest, Sha256};
 use std::path::PathBuf;
 
 fn dir() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os("WARPALIGN_CACHE_DIR") {
-        return Some(PathBuf::from(d));
+    if let Some(d) = crate::env::CACHE_DIR.get() {
+        return Some(d);
     }
     if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
         return Some(PathBuf::from(d).join("warpalign"));

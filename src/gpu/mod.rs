@@ -184,16 +184,6 @@ pub fn launches<const K: usize>(n: usize, max_jobs: usize, limits: [usize; K], c
     out
 }
 
-/// Whether an engine's profiling switch (`WARPALIGN_<ENGINE>_GPU_PROFILE`) is on: any value but empty or `0`.
-pub fn profiling(var: &str) -> bool {
-    std::env::var(var).is_ok_and(|v| !v.trim().is_empty() && v.trim() != "0")
-}
-
-/// A numeric variable (`WARPALIGN_*`), or None when unset or not a number.
-pub fn env_usize(name: &str) -> Option<usize> {
-    std::env::var(name).ok().and_then(|s| s.trim().parse().ok())
-}
-
 /// Staging buffers kept at most (the largest); the others are freed when returned.
 const STAGING_KEPT: usize = 16;
 
@@ -296,10 +286,10 @@ impl GpuRuntime {
         KERNELS.iter().try_for_each(|(name, _)| self.module(name).map(|_| ()))
     }
 
-    /// Device memory one batch call may use: `mb_var` megabytes when set, else half of the free memory.
-    pub fn memory_budget(&self, mb_var: &str) -> Result<usize, String> {
-        match env_usize(mb_var) {
-            Some(mb) => Ok(mb << 20),
+    /// Device memory one batch call may use: what `var` says when set, else half of the free memory.
+    pub fn memory_budget(&self, var: &crate::env::Var<usize>) -> Result<usize, String> {
+        match var.get() {
+            Some(bytes) => Ok(bytes),
             None => self.ctx.mem_get_info().map(|(free, _)| free / 2).map_err(|e| format!("mem_get_info: {e:?}")),
         }
     }

@@ -34,7 +34,7 @@ const INITIAL_CPU_RATE: f64 = 7e9;
 /// `WARPALIGN_TRACE=1`: one stderr line per compute step, for tuning.
 fn trace() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("WARPALIGN_TRACE").is_some_and(|v| v == "1"))
+    *ON.get_or_init(|| crate::env::TRACE.get().unwrap_or(false))
 }
 
 /// A computed call: every output field, the CIGAR owned here.

@@ -137,7 +137,7 @@ impl DumpedJob {
 
 // ---- writer ---------------------------------------------------------------------------------------------
 
-static SINK: Sink = Sink::new("WARPALIGN_KSW_DUMP", FRAMING);
+static SINK: Sink = Sink::new(&crate::env::KSW_DUMP, FRAMING);
 
 /// # Safety
 /// `len` elements at `p` must be readable when `len > 0`.

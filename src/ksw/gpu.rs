@@ -21,7 +21,8 @@
 //! of the cores, at least 2).
 
 use super::{flag, twin, KswExtd2Job, KswExts2Job, KswJob, KswResult};
-use crate::gpu::{env_usize, GpuRuntime, LAUNCH_JOBS};
+use crate::env;
+use crate::gpu::{GpuRuntime, LAUNCH_JOBS};
 use cudarc::driver::{CudaFunction, CudaStream, DevicePtrMut, LaunchConfig, PinnedHostSlice, PushKernelArg};
 use std::sync::Arc;
 use rayon::prelude::*;
@@ -255,8 +256,8 @@ fn finish_prep(
 pub(crate) fn host_pool() -> &'static rayon::ThreadPool {
     static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
     POOL.get_or_init(|| {
-        let n = env_usize("WARPALIGN_GPU_HOST_THREADS")
-            .filter(|&n| n > 0)
+        let n = env::GPU_HOST_THREADS
+            .get()
             .unwrap_or_else(|| (std::thread::available_parallelism().map_or(4, |n| n.get()) / 4).max(2));
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
@@ -288,10 +289,10 @@ fn batch_gpu<J: GpuJob>(rt: &GpuRuntime, jobs: &[J], results: &mut [KswResult]) 
     if jobs.is_empty() {
         return Ok(());
     }
-    let budget = rt.memory_budget("WARPALIGN_KSW_GPU_MEM_MB")?;
-    let cap = env_usize("WARPALIGN_KSW_GPU_THREADS").filter(|t| (32..=1024).contains(t) && t % 32 == 0).unwrap_or(1024);
-    let cells = env_usize("WARPALIGN_KSW_GPU_CELLS").filter(|c| (4..=64).contains(c) && c.is_power_of_two()).unwrap_or(8);
-    let cfg = Cfg { cap, cells, profile: crate::gpu::profiling("WARPALIGN_KSW_GPU_PROFILE") };
+    let budget = rt.memory_budget(&env::KSW_GPU_MEM_MB)?;
+    let cap = env::KSW_GPU_THREADS.get().unwrap_or(1024);
+    let cells = env::KSW_GPU_CELLS.get().unwrap_or(8);
+    let cfg = Cfg { cap, cells, profile: env::KSW_GPU_PROFILE.get().unwrap_or(false) };
     let k = kernels(rt, J::SPLICE)?;
 
     let preps: Vec<Option<Prep>> =

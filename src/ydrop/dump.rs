@@ -131,7 +131,7 @@ impl DumpedJob {
 // ---- writer ---------------------------------------------------------------------------------------------
 
 /// The sink's state: the matrix of the last job written (None: none yet in this process).
-static SINK: Sink<Option<Vec<i32>>> = Sink::new("WARPALIGN_YDROP_DUMP", FRAMING);
+static SINK: Sink<Option<Vec<i32>>> = Sink::new(&crate::env::YDROP_DUMP, FRAMING);
 
 /// Whether dump mode is on.
 pub(super) fn enabled() -> bool {

@@ -162,7 +162,7 @@ fn batch(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [YdropResult], envs: 
         return Err(format!("{} jobs but {} results", jobs.len(), results.len()));
     }
     let record = envs.is_some();
-    let budget = rt.memory_budget("WARPALIGN_YDROP_GPU_MEM_MB")?;
+    let budget = rt.memory_budget(&crate::env::YDROP_GPU_MEM_MB)?;
     let module = rt.module(MODULE_NAME)?;
     let func = module.load_function("ydrop_one_sided").map_err(|e| format!("loading ydrop_one_sided: {e:?}"))?;
 
@@ -190,7 +190,7 @@ fn batch(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [YdropResult], envs: 
     let tb_cap = TB_ONE_PASS.min(budget / 4 / preps.len().max(1)) as u32;
     preps.iter_mut().for_each(|p| p.tb_cap = tb_cap);
 
-    let profile = crate::gpu::profiling("WARPALIGN_YDROP_GPU_PROFILE");
+    let profile = crate::env::YDROP_GPU_PROFILE.get().unwrap_or(false);
     let t0 = std::time::Instant::now();
     let st = rt.lease_stream()?;
     let (cpu_res, gpu_res) = std::thread::scope(|sc| {

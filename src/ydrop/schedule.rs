@@ -28,7 +28,7 @@
 use super::ahead::{Ahead, Taken, Ticket};
 use super::twin::{self, shadow};
 use super::{one_sided_batch, YdropBounds, YdropJob, YdropResult, TRUNC_BOUNDS, TRUNC_MIDWAY, TRUNC_NONE};
-use crate::{Engine, Error, Result};
+use crate::{env, Engine, Error, Result};
 use std::ffi::c_void;
 use std::time::Instant;
 
@@ -262,46 +262,25 @@ impl Settings {
     /// `WARPALIGN_YDROP_AHEAD` (default: 255 with 8 cores or more: with fewer, the work wasted on anchors
     /// LASTZ then skips costs more than the parallelism gains; 0 while `WARPALIGN_YDROP_DUMP` records every
     /// call), `WARPALIGN_YDROP_DEPTH` (32), `WARPALIGN_YDROP_EARLY` (on), `WARPALIGN_YDROP_VERIFY` and
-    /// `WARPALIGN_STATS` (off); `WARPALIGN_BACKEND` is checked too, whether or not a pool runs. Empty is the
-    /// default; any value a variable does not accept is an error naming it.
+    /// `WARPALIGN_STATS` (off). Every other variable of the library is checked too ([`env::check`]), whether
+    /// or not a pool runs: an error names the first that does not accept its value.
     pub fn from_env() -> Result<Self> {
-        crate::engine::BackendChoice::from_env()?;
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-        let flag = |name: &str, default: bool| match var(name).as_deref() {
-            None => Ok(default),
-            Some("0") => Ok(false),
-            Some("1") => Ok(true),
-            Some(v) => Err(Error::InvalidArgument(format!("{name}={v}: expected 0 or 1"))),
-        };
-        let ahead = if var("WARPALIGN_YDROP_DUMP").is_some() {
+        env::check()?;
+        let ahead = if env::YDROP_DUMP.get().is_some() {
             0
-        } else if let Some(v) = var("WARPALIGN_YDROP_AHEAD") {
-            match v.parse::<usize>() {
-                Ok(n) if n < AHEAD_MAX => n,
-                _ => {
-                    return Err(Error::InvalidArgument(format!(
-                        "WARPALIGN_YDROP_AHEAD={v}: expected 0..{} anchors",
-                        AHEAD_MAX - 1
-                    )))
-                }
-            }
+        } else if let Some(n) = env::YDROP_AHEAD.read()? {
+            n
         } else if std::thread::available_parallelism().map_or(1, |n| n.get()) >= 8 {
             AHEAD_MAX - 1
         } else {
             0
         };
-        let depth = match var("WARPALIGN_YDROP_DEPTH") {
-            None => 32,
-            Some(v) => v.parse::<u32>().ok().filter(|&d| d > 0).ok_or_else(|| {
-                Error::InvalidArgument(format!("WARPALIGN_YDROP_DEPTH={v}: expected a positive number of alignments"))
-            })?,
-        };
         Ok(Settings {
             ahead,
-            depth,
-            early: flag("WARPALIGN_YDROP_EARLY", true)?,
-            verify: flag("WARPALIGN_YDROP_VERIFY", false)?,
-            stats: flag("WARPALIGN_STATS", false)?,
+            depth: env::YDROP_DEPTH.read()?.unwrap_or(32),
+            early: env::YDROP_EARLY.read()?.unwrap_or(true),
+            verify: env::YDROP_VERIFY.read()?.unwrap_or(false),
+            stats: env::STATS.read()?.unwrap_or(false),
         })
     }
 }

@@ -173,6 +173,21 @@ static void ydrop_schedule(void)
 	warpalign_ydrop_schedule_destroy(NULL);
 }
 
+/* A variable set to a value it does not accept: every entry point that starts work refuses it, naming it. */
+static void env_refused(void)
+{
+	const char *want = "WARPALIGN_KSW_GPU_CELLS=\"3\": expected a power of two from 4 to 64";
+	if (warpalign_env_check() != WARPALIGN_STATUS_OK) fail("warpalign_env_check");
+	setenv("WARPALIGN_KSW_GPU_CELLS", "3", 1);
+	if (warpalign_env_check() != WARPALIGN_STATUS_INVALID_ARGUMENT || !strstr(warpalign_last_error(), want))
+		fail("warpalign_env_check took WARPALIGN_KSW_GPU_CELLS=3");
+	if (warpalign_ctx_create() != NULL || !strstr(warpalign_last_error(), want)) fail("warpalign_ctx_create took it");
+	if (warpalign_ctx_create_cpu() != NULL || !strstr(warpalign_last_error(), want)) fail("warpalign_ctx_create_cpu took it");
+	setenv("WARPALIGN_KSW_GPU_CELLS", " ", 1); /* empty: the default */
+	if (warpalign_env_check() != WARPALIGN_STATUS_OK) fail("warpalign_env_check refused an empty value");
+	unsetenv("WARPALIGN_KSW_GPU_CELLS");
+}
+
 int main(void)
 {
 	pthread_t th[N_THREADS];
@@ -207,6 +222,7 @@ int main(void)
 
 	speculate();
 	ydrop_schedule();
+	env_refused();
 	if (warpalign_ksw_extd2_batch(NULL, NULL, 0, NULL) != WARPALIGN_STATUS_INVALID_ARGUMENT) fail("null context accepted");
 	printf("capi: ok (warpalign %s, %s backend, %d threads x %d jobs)\n", warpalign_version(),
 	       warpalign_ctx_backend(ctx) == WARPALIGN_BACKEND_GPU ? "GPU" : "CPU", N_THREADS, N_JOBS);

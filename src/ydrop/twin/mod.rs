@@ -81,11 +81,8 @@ impl Sweep {
 /// `8` or `16`.
 pub fn default_sweep() -> Sweep {
     static CHOICE: std::sync::OnceLock<Sweep> = std::sync::OnceLock::new();
-    *CHOICE.get_or_init(|| match std::env::var("WARPALIGN_YDROP_SWEEP").as_deref() {
-        Ok("spec") => Sweep::Spec,
-        Ok("8") => Sweep::Lanes8,
-        Ok("16") => Sweep::Lanes16,
-        _ => Sweep::vectors().first().copied().unwrap_or(Sweep::Spec),
+    *CHOICE.get_or_init(|| {
+        crate::env::YDROP_SWEEP.get().unwrap_or_else(|| Sweep::vectors().first().copied().unwrap_or(Sweep::Spec))
     })
 }
 
