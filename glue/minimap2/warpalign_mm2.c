@@ -371,6 +371,7 @@ int mmw_read_done(const mm_bseq1_t *seq, int n_seq)
 {
 	int64_t bases = 0;
 	int i, n;
+	if (n_seq == 0) return 0; /* the input's end: no batch to write it with (mmw_reads_end) */
 	for (i = 0; i < n_seq; ++i) bases += seq[i].l_seq;
 	mmw_reads.n_seq += n_seq, mmw_reads.left -= bases;
 	if (mmw_reads.left > 0 && bases >= mmw_reads.chunk) return 0; /* a part: upstream's batch goes on */
