@@ -48,6 +48,21 @@ typedef enum warpalign_status {
 } warpalign_status;
 
 /**
+ * What `WARPALIGN_BACKEND` asks for.
+ */
+typedef enum warpalign_backend_request {
+  /**
+   * Unset, empty or `auto`: the GPU where it pays.
+   */
+  WARPALIGN_BACKEND_REQUEST_AUTO = 0,
+  WARPALIGN_BACKEND_REQUEST_CPU = 1,
+  /**
+   * The GPU wherever it can run (tests of the GPU path use it on small inputs).
+   */
+  WARPALIGN_BACKEND_REQUEST_GPU = 2,
+} warpalign_backend_request;
+
+/**
  * The backend a context runs on.
  */
 typedef enum warpalign_backend {
@@ -543,6 +558,12 @@ const char *warpalign_last_error(void);
  * at start, before its first output.
  */
 enum warpalign_status warpalign_env_check(void);
+
+/**
+ * What `WARPALIGN_BACKEND` asks for; AUTO also for a value it does not accept (warpalign_env_check reports
+ * that). A tool deciding where the GPU pays before it makes a context (which starts the GPU) reads it.
+ */
+enum warpalign_backend_request warpalign_requested_backend(void);
 
 /**
  * Creates a context on the backend `WARPALIGN_BACKEND` asks for (`auto`, the default, `cpu` or `gpu`).

@@ -38,6 +38,17 @@ pub enum WarpalignBackend {
     Gpu = 1,
 }
 
+/// What `WARPALIGN_BACKEND` asks for.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WarpalignBackendRequest {
+    /// Unset, empty or `auto`: the GPU where it pays.
+    Auto = 0,
+    Cpu = 1,
+    /// The GPU wherever it can run (tests of the GPU path use it on small inputs).
+    Gpu = 2,
+}
+
 /// An engine context: owns the GPU runtime when there is one. Opaque to C.
 pub struct WarpalignCtx {
     engine: Engine,
@@ -193,6 +204,18 @@ pub extern "C" fn warpalign_last_error() -> *const c_char {
 #[no_mangle]
 pub extern "C" fn warpalign_env_check() -> WarpalignStatus {
     guard("warpalign_env_check", warpalign::env::check)
+}
+
+/// What `WARPALIGN_BACKEND` asks for; AUTO also for a value it does not accept (warpalign_env_check reports
+/// that). A tool deciding where the GPU pays before it makes a context (which starts the GPU) reads it.
+#[no_mangle]
+pub extern "C" fn warpalign_requested_backend() -> WarpalignBackendRequest {
+    clear_last_error();
+    match warpalign::env::BACKEND.get() {
+        Some(BackendChoice::Cpu) => WarpalignBackendRequest::Cpu,
+        Some(BackendChoice::Gpu) => WarpalignBackendRequest::Gpu,
+        Some(BackendChoice::Auto) | None => WarpalignBackendRequest::Auto,
+    }
 }
 
 /// Creates a context on the backend `WARPALIGN_BACKEND` asks for (`auto`, the default, `cpu` or `gpu`).

@@ -41,6 +41,7 @@
  * fatal: minimap2 must never print anything different from upstream, so we stop instead of guessing. */
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,11 +258,9 @@ static int mmw_chain_may(const mm_mapopt_t *opt)
 	return !(opt->flag & MM_F_RMQ) && !mm_dbg_flag && mmw_chain_batch();
 }
 
-void mmw_start(const mm_mapopt_t *opt)
+static void mmw_start(const mm_mapopt_t *opt)
 {
-	static int checked;
 	pthread_mutex_lock(&mmw_prepare_lock);
-	if (!checked) mmw_check(warpalign_env_check()), checked = 1; /* the library's variables, before any output */
 	if ((mmw_ksw_may(opt) || mmw_chain_may(opt)) && mmw_prepare_state == 0)
 		__atomic_store_n(&mmw_prepare_state, pthread_create(&mmw_prepare_thread, 0, mmw_prepare_main, 0) == 0? 1 : 2, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&mmw_prepare_lock);
@@ -277,14 +276,37 @@ static void mmw_wait_gpu(void)
 	pthread_mutex_unlock(&mmw_prepare_lock);
 }
 
-/* Without waiting: 1 the GPU runs batches, -1 it is still starting, 0 it never will (CPU backend, no GPU,
- * or not started). */
+/* Without waiting: 1 the GPU runs batches, -1 it may (starting, or not started and not the CPU backend),
+ * 0 it never will (CPU backend, no GPU). */
 static int mmw_gpu_state(void)
 {
 	int st = __atomic_load_n(&mmw_prepare_state, __ATOMIC_ACQUIRE);
-	if (st == 0) return 0;
+	if (st == 0) return warpalign_requested_backend() == WARPALIGN_BACKEND_REQUEST_CPU? 0 : -1;
 	if (st == 1 && !__atomic_load_n(&mmw_prepare_done, __ATOMIC_ACQUIRE)) return -1;
 	return warpalign_ctx_backend(mmw_get_ctx()) == WARPALIGN_BACKEND_GPU;
+}
+
+/* Query files of this many bytes in all start the GPU while the index loads. A run that starts CUDA pays
+ * for it even when it never uses the GPU: on an H200 with 16 cores, lambda's 1.7 Mb of R7 reads (-c) took
+ * 0.24 s against upstream's 0.15 s, most of it tearing CUDA down at exit. Smaller inputs, and inputs of
+ * unknown size (pipes), start it with their first full batch, if they have one. WARPALIGN_BACKEND=gpu
+ * starts it in any case. */
+#define MMW_EARLY_START_BYTES (32LL << 20)
+
+void mmw_start_early(const mm_mapopt_t *opt, int n_files, char *const *files)
+{
+	int64_t bytes = 0;
+	int i;
+	struct stat st;
+	mmw_check(warpalign_env_check()); /* the library's variables, before any output */
+	if (warpalign_requested_backend() != WARPALIGN_BACKEND_REQUEST_GPU) {
+		for (i = 0; i < n_files; ++i) {
+			if (stat(files[i], &st) != 0 || !S_ISREG(st.st_mode)) return;
+			bytes += st.st_size;
+		}
+		if (bytes < MMW_EARLY_START_BYTES) return;
+	}
+	mmw_start(opt);
 }
 
 /* Batches of at most this many bases while speculating, whatever -K says (WARPALIGN_BATCH_BASES: another
@@ -315,7 +337,7 @@ static int64_t mmw_batch_cap(void)
 }
 
 /* Whether batches may be speculated on: ksw calls when asked (WARPALIGN_SPECULATE=1) or with a GPU that
- * runs or is starting, chaining when asked. Never waits. */
+ * runs or may, chaining when asked. Never waits. */
 static int mmw_may_speculate(const mm_mapopt_t *opt)
 {
 	return mmw_chain_may(opt) || (mmw_ksw_may(opt) && (mmw_speculate() == 1 || mmw_gpu_state() != 0));
@@ -324,18 +346,21 @@ static int mmw_may_speculate(const mm_mapopt_t *opt)
 /* What one batch does: speculate on its ksw calls and batch its chaining. In auto mode speculation runs
  * only on the GPU (on the CPU one call at a time is as fast), and only with more than a few fragments:
  * with a few long ones (asm presets) it computes long chains of dependent calls in one thread (H. pylori
- * asm5 on an H200 with 16 cores: 0.69x upstream). A batch that finds the GPU still starting does not wait
- * for it, but runs as upstream's would, unless it is a full batch: more follow, and the wait pays. */
+ * asm5 on an H200 with 16 cores: 0.69x upstream). A batch that finds the GPU not started or still starting
+ * does not wait for it, but runs as upstream's would, unless it is a full batch: more follow, and the wait
+ * pays. WARPALIGN_BACKEND=gpu: every batch on the GPU, waiting for it. */
 static void mmw_modes(const mm_mapopt_t *opt, long n_frag, int64_t bases, int *ksw, int *chain)
 {
-	int gpu;
+	int gpu, asked = warpalign_requested_backend() == WARPALIGN_BACKEND_REQUEST_GPU;
 	int64_t full = mmw_batch_cap() > 0 && mmw_batch_cap() < opt->mini_batch_size? mmw_batch_cap() : opt->mini_batch_size;
 	*ksw = mmw_ksw_may(opt), *chain = mmw_chain_may(opt);
 	if (!*ksw || mmw_speculate() == 1) return;
-	mmw_start(opt); /* if main() did not */
+	if (asked || bases >= full) {
+		mmw_start(opt); /* if not started early */
+		mmw_wait_gpu();
+	}
 	gpu = mmw_gpu_state();
-	if (gpu < 0 && bases >= full) mmw_wait_gpu(), gpu = mmw_gpu_state();
-	*ksw = gpu > 0 && n_frag > MMW_FEW_FRAGS;
+	*ksw = gpu > 0 && (asked || n_frag > MMW_FEW_FRAGS);
 }
 
 /* Reading: upstream reads a batch until it holds -K bases (or the input ends) and logs "mapped N
@@ -470,7 +495,7 @@ mmw_batch_t *mmw_batch_begin(const mm_mapopt_t *opt, long n_frag, const int64_t 
 	for (i = 0; i < n_frag; ++i) bases += frag_len[i];
 	mmw_modes(opt, n_frag, bases, &ksw, &chain);
 	if (!ksw && !chain) return 0;
-	if (ksw) mmw_wait_gpu(); /* the GPU's start, still in flight only with WARPALIGN_SPECULATE=1 */
+	if (ksw) mmw_start(opt), mmw_wait_gpu(); /* with WARPALIGN_SPECULATE=1 the GPU may not have started */
 	b = (mmw_batch_t*)calloc(1, sizeof(mmw_batch_t));
 	b->ksw = ksw, b->chain = chain;
 	if (ksw) {

@@ -33,7 +33,8 @@ mm128_t *mmw_lchain_dp(int max_dist_x, int max_dist_y, int bw, int max_skip, int
  * passes, their outputs thrown away, while mmw_batch_next() says 1. In the output step: mmw_batch_final(),
  * the final pass (its output is minimap2's), mmw_batch_end(). */
 typedef struct mmw_batch_s mmw_batch_t;
-void mmw_start(const mm_mapopt_t *opt); /* checks the library's variables, starts the GPU in the background */
+/* Checks the library's variables; starts the GPU in the background when the query files are large. */
+void mmw_start_early(const mm_mapopt_t *opt, int n_files, char *const *files);
 void mmw_exit_ready(void); /* before main() returns 0: waits for GPU batches; a GPU start in flight ends the process */
 /* Reading a pipeline's batches (mmw_read_chunk in warpalign_mm2.c): mmw_reads_begin() before kt_pipeline;
  * each read asks for mmw_read_chunk() bases in place of -K's, then mmw_read_done() gives the count of
