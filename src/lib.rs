@@ -8,6 +8,7 @@ pub mod engine;
 pub mod error;
 pub mod gpu;
 pub mod ksw;
+pub mod memory;
 pub mod ydrop;
 
 pub use engine::{Backend, BackendChoice, Engine};

@@ -53,6 +53,12 @@ typedef enum warpalign_status {
    * A bug in warpalign (a panic was caught); the message says where.
    */
   WARPALIGN_STATUS_INTERNAL = 3,
+  /**
+   * A job's memory (DP matrices, traceback, results) could not be allocated; the message names the job and
+   * the bytes asked for. The batch stopped there: every result is left empty (nothing to free) and no
+   * job's output is valid. Nothing is printed and the process goes on; smaller batches may still run.
+   */
+  WARPALIGN_STATUS_OUT_OF_MEMORY = 4,
 } warpalign_status;
 
 /**
