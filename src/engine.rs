@@ -1,6 +1,7 @@
 //! The engine context: which backend runs the batches, and the GPU runtime when there is one.
 
 use crate::gpu::{gate, GpuRuntime};
+use crate::memory::OutOfMemory;
 use std::sync::Arc;
 
 /// What `WARPALIGN_BACKEND` asks for.
@@ -124,17 +125,37 @@ impl std::ops::Deref for GpuPass<'_> {
     }
 }
 
+/// A job's result as a batch hands it out: empty, or owning `malloc`ed arrays that `release` frees.
+pub(crate) trait BatchResult {
+    const EMPTY: Self;
+    fn release(&mut self);
+}
+
 /// Runs `f` over paired jobs and results, in parallel when the batch is worth it; a batch of one (a tool
-/// thread calling through a hook) stays on the calling thread.
-pub(crate) fn par_zip<J: Sync, R: Send>(jobs: &[J], results: &mut [R], f: impl Fn(&J, &mut R) + Sync + Send) {
+/// thread calling through a hook) stays on the calling thread. When a job runs out of memory the batch
+/// stops (jobs not started yet are not run) and every result is left empty, nothing to free; the error
+/// names the job (`kind job i`).
+pub(crate) fn try_par_zip<J: Sync, R: BatchResult + Send>(
+    kind: &str,
+    jobs: &[J],
+    results: &mut [R],
+    f: impl Fn(&J, &mut R) -> Result<(), OutOfMemory> + Sync + Send,
+) -> crate::Result<()> {
     use rayon::prelude::*;
-    if jobs.len() <= 1 {
-        jobs.iter().zip(results.iter_mut()).for_each(|(j, r)| f(j, r));
+    // (empty first: on a failure, releasing every result frees exactly what the jobs that ran allocated)
+    results.iter_mut().for_each(|r| *r = R::EMPTY);
+    let run = |(i, (j, r)): (usize, (&J, &mut R))| f(j, r).map_err(|e| e.in_job(kind, i));
+    let ran = if jobs.len() <= 1 {
+        jobs.iter().zip(results.iter_mut()).enumerate().try_for_each(run)
     } else {
         // One task per job: DP jobs differ in size by orders of magnitude (and callers may pass them sorted),
         // so rayon's default chunking can leave one thread with most of the work.
-        jobs.par_iter().zip(results.par_iter_mut()).with_max_len(1).for_each(|(j, r)| f(j, r));
+        jobs.par_iter().zip(results.par_iter_mut()).enumerate().with_max_len(1).try_for_each(run)
+    };
+    if ran.is_err() {
+        results.iter_mut().for_each(R::release);
     }
+    ran
 }
 
 /// Says once per process, on stderr, that a GPU batch failed and the CPU took it over (same output).
@@ -144,4 +165,43 @@ pub(crate) fn gpu_failed_notice(err: &str) {
     }
     static SAID: std::sync::Once = std::sync::Once::new();
     SAID.call_once(|| eprintln!("[warpalign] GPU batch failed ({err}); running on the CPU (same output)"));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A result owning heap memory, as the engines' own `malloc` their arrays.
+    struct Owned(Option<Box<u32>>);
+
+    impl BatchResult for Owned {
+        const EMPTY: Owned = Owned(None);
+        fn release(&mut self) {
+            self.0 = None;
+        }
+    }
+
+    fn run(jobs: &[u32], failing: u32, results: &mut [Owned]) -> crate::Result<()> {
+        try_par_zip("test", jobs, results, |&j, r| {
+            *r = Owned(Some(Box::new(j)));
+            if j == failing {
+                return Err(OutOfMemory { bytes: 99 });
+            }
+            Ok(())
+        })
+    }
+
+    #[test]
+    fn a_job_out_of_memory_fails_its_batch_with_every_result_empty() {
+        for n in [1, 64] {
+            let jobs: Vec<u32> = (0..n).collect();
+            let mut results: Vec<Owned> = jobs.iter().map(|_| Owned::EMPTY).collect();
+            let failing = n / 2;
+            let want = crate::Error::OutOfMemory(format!("test job {failing}: 99 bytes could not be allocated"));
+            assert_eq!(run(&jobs, failing, &mut results), Err(want));
+            assert!(results.iter().all(|r| r.0.is_none()), "a result kept after the batch failed");
+            run(&jobs, u32::MAX, &mut results).unwrap();
+            assert!(results.iter().zip(&jobs).all(|(r, j)| r.0.as_deref() == Some(j)));
+        }
+    }
 }

@@ -6,6 +6,8 @@ pub enum Error {
     InvalidArgument(String),
     Gpu(String),
     Internal(String),
+    /// A job's memory could not be allocated: the message names the job and the bytes asked for.
+    OutOfMemory(String),
 }
 
 pub type Result<T> = std::result::Result<T, Error>;
@@ -16,6 +18,7 @@ impl fmt::Display for Error {
             Error::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
             Error::Gpu(m) => write!(f, "GPU error: {m}"),
             Error::Internal(m) => write!(f, "internal error: {m}"),
+            Error::OutOfMemory(m) => write!(f, "out of memory: {m}"),
         }
     }
 }

@@ -45,6 +45,12 @@ typedef enum warpalign_status {
    * A bug in warpalign (a panic was caught); the message says where.
    */
   WARPALIGN_STATUS_INTERNAL = 3,
+  /**
+   * A job's memory (DP matrices, traceback, results) could not be allocated; the message names the job and
+   * the bytes asked for. The batch stopped there: every result is left empty (nothing to free) and no
+   * job's output is valid. Nothing is printed and the process goes on; smaller batches may still run.
+   */
+  WARPALIGN_STATUS_OUT_OF_MEMORY = 4,
 } warpalign_status;
 
 /**
@@ -599,7 +605,9 @@ enum warpalign_backend warpalign_ctx_backend(const struct warpalign_ctx *ctx);
 /**
  * Runs `n` `mg_lchain_dp` jobs. `results[i]` is overwritten (not freed) with the chains and compacted
  * anchors of job i (`malloc`ed: release with warpalign_chain_dp_results_free). Input anchors are not
- * modified or freed (unlike mg_lchain_dp, which frees its input).
+ * modified or freed (unlike mg_lchain_dp, which frees its input). A job whose memory (about 40 bytes per
+ * anchor) cannot be allocated fails the batch with WARPALIGN_STATUS_OUT_OF_MEMORY, naming the job: every
+ * result is left empty (nothing to free).
  */
 enum warpalign_status warpalign_chain_dp_batch(const struct warpalign_ctx *ctx,
                                                const struct warpalign_chain_dp_job *jobs,
@@ -615,7 +623,9 @@ void warpalign_chain_dp_results_free(struct warpalign_chain_dp_result *results, 
  * Runs `n` `ksw_extd2_sse` jobs. `results[i]` is overwritten (not freed) with job i's output; its CIGAR
  * is `malloc`ed: release with warpalign_ksw_results_free. Jobs' memory must stay valid for the call. A job
  * outside its contract (see warpalign_ksw_extd2_job) fails the whole batch with
- * WARPALIGN_STATUS_INVALID_ARGUMENT before any work, naming the job.
+ * WARPALIGN_STATUS_INVALID_ARGUMENT before any work, naming the job. A job whose memory cannot be allocated
+ * (its traceback is about `(qlen + tlen) * min(qlen, tlen, band)` bytes) fails the batch with
+ * WARPALIGN_STATUS_OUT_OF_MEMORY, naming the job and the bytes: every result is left empty (nothing to free).
  */
 enum warpalign_status warpalign_ksw_extd2_batch(const struct warpalign_ctx *ctx,
                                                 const struct warpalign_ksw_extd2_job *jobs,
@@ -688,7 +698,8 @@ int32_t warpalign_ksw_cache_extz2(const struct warpalign_ksw_cache *cache,
 
 /**
  * Computes every recorded call (one batch per kind, on the context's backend); `*n_computed` (may be
- * NULL) gets how many. Zero means a further record pass would find nothing new.
+ * NULL) gets how many. Zero means a further record pass would find nothing new. After
+ * WARPALIGN_STATUS_OUT_OF_MEMORY the calls this compute took stay unknown: lookups miss them.
  */
 enum warpalign_status warpalign_ksw_cache_compute(const struct warpalign_ctx *ctx,
                                                   const struct warpalign_ksw_cache *cache,
@@ -714,6 +725,8 @@ void warpalign_ksw_cache_stats(const struct warpalign_ksw_cache *cache,
  * warpalign_ydrop_bounds for a constrained job's earlier alignments). `results[i]` is overwritten (not freed) with job i's output; its `ops` are `malloc`ed:
  * release with warpalign_ydrop_results_free. Jobs' memory must stay valid for the call. A job outside its
  * contract (see warpalign_ydrop_job) fails the whole batch with WARPALIGN_STATUS_INVALID_ARGUMENT before any work.
+ * A job whose memory cannot be allocated (e.g. a huge `tb_size` and sequences the y-drop never stops on)
+ * fails it with WARPALIGN_STATUS_OUT_OF_MEMORY, every result left empty (nothing to free).
  */
 enum warpalign_status warpalign_ydrop_batch(const struct warpalign_ctx *ctx,
                                             const struct warpalign_ydrop_job *jobs,

@@ -5,7 +5,9 @@ use warpalign::chain::{self, ChainDpJob, ChainDpResult};
 
 /// Runs `n` `mg_lchain_dp` jobs. `results[i]` is overwritten (not freed) with the chains and compacted
 /// anchors of job i (`malloc`ed: release with warpalign_chain_dp_results_free). Input anchors are not
-/// modified or freed (unlike mg_lchain_dp, which frees its input).
+/// modified or freed (unlike mg_lchain_dp, which frees its input). A job whose memory (about 40 bytes per
+/// anchor) cannot be allocated fails the batch with WARPALIGN_STATUS_OUT_OF_MEMORY, naming the job: every
+/// result is left empty (nothing to free).
 #[no_mangle]
 pub extern "C" fn warpalign_chain_dp_batch(
     ctx: *const WarpalignCtx,

@@ -6,7 +6,9 @@ use warpalign::ksw::{self, KswExtd2Job, KswExts2Job, KswExtz2Job, KswResult};
 /// Runs `n` `ksw_extd2_sse` jobs. `results[i]` is overwritten (not freed) with job i's output; its CIGAR
 /// is `malloc`ed: release with warpalign_ksw_results_free. Jobs' memory must stay valid for the call. A job
 /// outside its contract (see warpalign_ksw_extd2_job) fails the whole batch with
-/// WARPALIGN_STATUS_INVALID_ARGUMENT before any work, naming the job.
+/// WARPALIGN_STATUS_INVALID_ARGUMENT before any work, naming the job. A job whose memory cannot be allocated
+/// (its traceback is about `(qlen + tlen) * min(qlen, tlen, band)` bytes) fails the batch with
+/// WARPALIGN_STATUS_OUT_OF_MEMORY, naming the job and the bytes: every result is left empty (nothing to free).
 #[no_mangle]
 pub extern "C" fn warpalign_ksw_extd2_batch(
     ctx: *const WarpalignCtx,

@@ -87,7 +87,8 @@ pub extern "C" fn warpalign_ksw_cache_extz2(cache: *const WarpalignKswCache, job
 }
 
 /// Computes every recorded call (one batch per kind, on the context's backend); `*n_computed` (may be
-/// NULL) gets how many. Zero means a further record pass would find nothing new.
+/// NULL) gets how many. Zero means a further record pass would find nothing new. After
+/// WARPALIGN_STATUS_OUT_OF_MEMORY the calls this compute took stay unknown: lookups miss them.
 #[no_mangle]
 pub extern "C" fn warpalign_ksw_cache_compute(ctx: *const WarpalignCtx, cache: *const WarpalignKswCache, n_computed: *mut usize) -> WarpalignStatus {
     guard("warpalign_ksw_cache_compute", || {

@@ -28,6 +28,10 @@ pub enum WarpalignStatus {
     Gpu = 2,
     /// A bug in warpalign (a panic was caught); the message says where.
     Internal = 3,
+    /// A job's memory (DP matrices, traceback, results) could not be allocated; the message names the job and
+    /// the bytes asked for. The batch stopped there: every result is left empty (nothing to free) and no
+    /// job's output is valid. Nothing is printed and the process goes on; smaller batches may still run.
+    OutOfMemory = 4,
 }
 
 /// The backend a context runs on.
@@ -112,6 +116,7 @@ fn status_of(e: &Error) -> WarpalignStatus {
         Error::InvalidArgument(_) => WarpalignStatus::InvalidArgument,
         Error::Gpu(_) => WarpalignStatus::Gpu,
         Error::Internal(_) => WarpalignStatus::Internal,
+        Error::OutOfMemory(_) => WarpalignStatus::OutOfMemory,
     }
 }
 

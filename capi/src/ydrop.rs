@@ -24,6 +24,8 @@ const _: () = assert!(WARPALIGN_YDROP_TRUNC_MIDWAY == ydrop::TRUNC_MIDWAY);
 /// warpalign_ydrop_bounds for a constrained job's earlier alignments). `results[i]` is overwritten (not freed) with job i's output; its `ops` are `malloc`ed:
 /// release with warpalign_ydrop_results_free. Jobs' memory must stay valid for the call. A job outside its
 /// contract (see warpalign_ydrop_job) fails the whole batch with WARPALIGN_STATUS_INVALID_ARGUMENT before any work.
+/// A job whose memory cannot be allocated (e.g. a huge `tb_size` and sequences the y-drop never stops on)
+/// fails it with WARPALIGN_STATUS_OUT_OF_MEMORY, every result left empty (nothing to free).
 #[no_mangle]
 pub extern "C" fn warpalign_ydrop_batch(
     ctx: *const WarpalignCtx,

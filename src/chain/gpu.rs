@@ -15,6 +15,7 @@
 use super::twin::{self, Fill, Params};
 use super::{ChainDpJob, ChainDpResult};
 use crate::gpu::GpuRuntime;
+use crate::memory::try_resize;
 use cudarc::driver::{CudaEvent, CudaSlice, CudaStream, DevicePtrMut, LaunchConfig, PinnedHostSlice, PushKernelArg};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -160,7 +161,7 @@ fn for_each_launched(
     rt: &GpuRuntime,
     jobs: &[ChainDpJob],
     download: Download,
-    each: &(dyn Fn(usize, &Launched, usize) + Sync),
+    each: &(dyn Fn(usize, &Launched, usize) -> Result<(), String> + Sync),
 ) -> Result<(), String> {
     let module = rt.module(MODULE_NAME)?;
     let func = module.load_function("chain_fill").map_err(|e| format!("loading chain_fill: {e:?}"))?;
@@ -198,12 +199,12 @@ fn for_each_launched(
                 return;
             }
             let j = l.order[idx.len() - 1 - r] as usize;
-            if let Err(e) = rt.context().bind_to_thread().map_err(|e| format!("chain gpu: {e:?}")).and_then(|_| l.wait_for(j)) {
+            let done = rt.context().bind_to_thread().map_err(|e| format!("chain gpu: {e:?}")).and_then(|_| l.wait_for(j));
+            if let Err(e) = done.and_then(|_| each(idx[j], &l, j)) {
                 failed.store(true, Ordering::Relaxed);
                 *error.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
                 return;
             }
-            each(idx[j], &l, j);
         });
         let t_taken = l.t0.elapsed();
         // the stream's own error, if any, says more than a missing flag
@@ -229,6 +230,7 @@ pub fn fill_batch_gpu(rt: &GpuRuntime, jobs: &[ChainDpJob]) -> Result<Vec<Fill>,
             n_breaks: l.counters(k)[1],
             n_rescued: l.counters(k)[2],
         };
+        Ok(())
     })?;
     Ok(fills.into_iter().map(|m| m.into_inner().unwrap_or_else(|e| e.into_inner())).collect())
 }
@@ -347,27 +349,29 @@ fn enqueue(
 }
 
 /// `mg_lchain_dp` for every job: the fill on the GPU, backtrack and compaction on the CPU (all cores, from the
-/// downloaded `f` and `p` with per-thread scratch), each job as soon as its launch is back. `results[i]` is overwritten (not freed first).
+/// downloaded `f` and `p` with per-thread scratch), each job as soon as its launch is back. `results[i]` is
+/// overwritten (not freed first); on an error every result is left empty.
 pub fn dp_batch_gpu(rt: &GpuRuntime, jobs: &[ChainDpJob], results: &mut [ChainDpResult]) -> Result<(), String> {
     if jobs.len() != results.len() {
         return Err(format!("{} jobs but {} results", jobs.len(), results.len()));
     }
+    results.iter_mut().for_each(|r| *r = ChainDpResult::EMPTY);
     let outs: Vec<std::sync::Mutex<&mut ChainDpResult>> = results.iter_mut().map(std::sync::Mutex::new).collect();
-    for (j, o) in jobs.iter().zip(&outs) {
-        if j.n_anchors <= 0 {
-            **o.lock().unwrap_or_else(|e| e.into_inner()) = ChainDpResult::EMPTY;
-        }
-    }
     thread_local! {
         static SCRATCH: std::cell::RefCell<(Vec<i32>, Vec<i32>)> = Default::default();
     }
-    for_each_launched(rt, jobs, Download::FP, &|i, l, k| {
+    let ran = for_each_launched(rt, jobs, Download::FP, &|i, l, k| {
         let n = jobs[i].n_anchors as usize;
         SCRATCH.with_borrow_mut(|(v, t)| {
-            v.resize(n, 0);
-            t.resize(n, 0);
+            try_resize(v, n, 0)?;
+            try_resize(t, n, 0)?;
             let out = &mut **outs[i].lock().unwrap_or_else(|e| e.into_inner());
-            twin::finish_with(&jobs[i], l.array(0, k, n), l.array(1, k, n), &mut v[..n], &mut t[..n], out);
-        });
-    })
+            Ok(twin::finish_with(&jobs[i], l.array(0, k, n), l.array(1, k, n), &mut v[..n], &mut t[..n], out)?)
+        })
+    });
+    drop(outs);
+    if ran.is_err() {
+        results.iter_mut().for_each(ChainDpResult::release);
+    }
+    ran
 }

@@ -8,6 +8,7 @@ pub mod gpu;
 pub mod twin;
 
 use crate::gpu::GPU_MIN_JOBS;
+use crate::engine::BatchResult;
 use crate::{Engine, Error, Result};
 
 /// One anchor, minimap2's `mm128_t`.
@@ -81,13 +82,21 @@ impl ChainDpResult {
     }
 }
 
+impl BatchResult for ChainDpResult {
+    const EMPTY: ChainDpResult = ChainDpResult::EMPTY;
+    fn release(&mut self) {
+        ChainDpResult::release(self)
+    }
+}
+
 // SAFETY: a job only reads its anchors, which the caller keeps alive and unchanged for the call.
 unsafe impl Send for ChainDpJob {}
 unsafe impl Sync for ChainDpJob {}
 // SAFETY: a result exclusively owns its arrays.
 unsafe impl Send for ChainDpResult {}
 
-
+/// Runs `mg_lchain_dp` jobs: `results[i]` is overwritten (not freed) with job i's result. A job whose memory
+/// cannot be allocated fails the batch with [`Error::OutOfMemory`], every result left empty (nothing to free).
 pub fn dp_batch(engine: &Engine, jobs: &[ChainDpJob], results: &mut [ChainDpResult]) -> Result<()> {
     if jobs.len() != results.len() {
         return Err(Error::InvalidArgument(format!("{} jobs but {} results", jobs.len(), results.len())));
@@ -104,6 +113,5 @@ pub fn dp_batch(engine: &Engine, jobs: &[ChainDpJob], results: &mut [ChainDpResu
             Err(e) => crate::engine::gpu_failed_notice(&e),
         }
     }
-    crate::engine::par_zip(jobs, results, |j, r| twin::lchain_dp(j, r));
-    Ok(())
+    crate::engine::try_par_zip("chain", jobs, results, twin::lchain_dp)
 }

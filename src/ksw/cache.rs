@@ -15,6 +15,7 @@
 
 use super::dump::{self, record_job, DumpKind, RecordJob};
 use super::{KswExtd2Job, KswExts2Job, KswExtz2Job, KswResult};
+use crate::memory::try_from_fn;
 use crate::{Backend, Engine, Result};
 use hashbrown::HashTable;
 use std::cell::RefCell;
@@ -37,11 +38,16 @@ fn trace() -> bool {
     *ON.get_or_init(|| crate::env::TRACE.get().unwrap_or(false))
 }
 
-/// A computed call: every output field, the CIGAR owned here.
+/// A computed call: the engine's result, its CIGAR owned here (and lent to lookups).
 struct Answer {
-    fields: [i32; 10],
-    cigar: Box<[u32]>,
+    result: KswResult,
     used: bool,
+}
+
+impl Drop for Answer {
+    fn drop(&mut self) {
+        self.result.release();
+    }
 }
 
 enum Slot {
@@ -199,7 +205,7 @@ fn run_kind<J>(
         return Ok(());
     }
     let (idx, jobs): (Vec<usize>, Vec<J>) = idx_jobs.into_iter().unzip();
-    let mut out: Vec<KswResult> = (0..idx.len()).map(|_| KswResult::EMPTY).collect();
+    let mut out = try_from_fn(idx.len(), |_| KswResult::EMPTY).map_err(|e| e.in_batch("ksw cache results"))?;
     let (on_gpu, on_cpu) = f(&jobs, &mut out)?;
     counters.gpu_jobs.fetch_add(on_gpu as u64, Relaxed);
     counters.cpu_jobs.fetch_add(on_cpu as u64, Relaxed);
@@ -234,21 +240,7 @@ impl KswCache {
         let hash = key_hash(key);
         let mut shard = self.lock(Self::shard_of(hash));
         if let Some(Entry { slot: Slot::Done(a), .. }) = shard.find_mut(hash, key) {
-            let f = a.fields;
-            *out = KswResult {
-                max: f[0] as u32,
-                zdropped: f[1],
-                max_q: f[2],
-                max_t: f[3],
-                mqe: f[4],
-                mqe_t: f[5],
-                mte: f[6],
-                mte_q: f[7],
-                score: f[8],
-                reach_end: f[9],
-                n_cigar: a.cigar.len() as i32,
-                cigar: if a.cigar.is_empty() { std::ptr::null_mut() } else { a.cigar.as_ptr() as *mut u32 },
-            };
+            *out = KswResult { ..a.result };
             if !record {
                 a.used = true;
                 self.counters.hits.fetch_add(1, Relaxed);
@@ -334,7 +326,7 @@ impl KswCache {
         }
         let bad = || crate::Error::Internal("ksw cache: a malformed key".into());
         let jobs: Vec<RecordJob> = keys.par_iter().map(|(_, k)| record_job(k).ok_or_else(bad)).collect::<Result<_>>()?;
-        let mut results: Vec<KswResult> = (0..jobs.len()).map(|_| KswResult::EMPTY).collect();
+        let mut results = try_from_fn(jobs.len(), |_| KswResult::EMPTY).map_err(|e| e.in_batch("ksw cache results"))?;
         let (mut extd2, mut exts2, mut extz2) = (Vec::new(), Vec::new(), Vec::new());
         for (i, j) in jobs.iter().enumerate() {
             match j {
@@ -344,11 +336,18 @@ impl KswCache {
             }
         }
         let c = &self.counters;
-        run_kind(c, &mut results, extd2, |js, out| if split { self.extd2_split(engine, js, out) } else { self.extd2_alone(engine, js, out) })?;
-        run_kind(c, &mut results, exts2, |js, out| {
-            super::exts2_run(engine, js, out).map(|b| if b == Backend::Gpu { (js.len(), 0) } else { (0, js.len()) })
-        })?;
-        run_kind(c, &mut results, extz2, |js, out| super::extz2_batch(engine, js, out).map(|_| (0, js.len())))?;
+        let ran = run_kind(c, &mut results, extd2, |js, out| if split { self.extd2_split(engine, js, out) } else { self.extd2_alone(engine, js, out) })
+            .and_then(|()| {
+                run_kind(c, &mut results, exts2, |js, out| {
+                    super::exts2_run(engine, js, out).map(|b| if b == Backend::Gpu { (js.len(), 0) } else { (0, js.len()) })
+                })
+            })
+            .and_then(|()| run_kind(c, &mut results, extz2, |js, out| super::extz2_batch(engine, js, out).map(|_| (0, js.len()))));
+        if let Err(e) = ran {
+            // the calls taken stay unanswered: lookups miss them
+            results.iter_mut().for_each(KswResult::release);
+            return Err(e);
+        }
         drop(jobs); // they point into the keys
         let n = keys.len();
         let mut by_shard: Vec<Vec<((u64, Arc<[u8]>), KswResult)>> = Vec::with_capacity(SHARDS);
@@ -360,10 +359,8 @@ impl KswCache {
         }
         by_shard.into_par_iter().enumerate().for_each(|(i, answers)| {
             let mut shard = self.lock(i);
-            for ((hash, k), mut r) in answers {
-                let f = [r.max as i32, r.zdropped, r.max_q, r.max_t, r.mqe, r.mqe_t, r.mte, r.mte_q, r.score, r.reach_end];
-                let answer = Answer { fields: f, cigar: r.cigar().into(), used: false };
-                r.release();
+            for ((hash, k), result) in answers {
+                let answer = Answer { result, used: false };
                 // a call recorded is in its shard until `clear`, which no lookup or compute overlaps
                 if let Some(e) = shard.find_mut(hash, &k) {
                     e.slot = Slot::Done(answer);
@@ -439,8 +436,8 @@ impl KswCache {
         }
         let pick = |ix: &[usize]| ix.iter().map(|&i| jobs[i]).collect::<Vec<_>>();
         let (gpu_jobs, cpu_jobs) = (pick(&to_gpu), pick(&to_cpu));
-        let mut gpu_out: Vec<KswResult> = (0..gpu_jobs.len()).map(|_| KswResult::EMPTY).collect();
-        let mut cpu_out: Vec<KswResult> = (0..cpu_jobs.len()).map(|_| KswResult::EMPTY).collect();
+        let results = |n| try_from_fn(n, |_| KswResult::EMPTY).map_err(|e| e.in_batch("ksw cache results"));
+        let (mut gpu_out, mut cpu_out) = (results(gpu_jobs.len())?, results(cpu_jobs.len())?);
         let timed = |f: &mut dyn FnMut() -> Result<Backend>| {
             let t = Instant::now();
             (f(), t.elapsed().as_secs_f64())
@@ -451,8 +448,14 @@ impl KswCache {
             let cpu_side = timed(&mut || super::extd2_run(&cpu, &cpu_jobs, &mut cpu_out));
             (gpu_side.join().expect("GPU side panicked"), cpu_side)
         });
-        cpu_ran?;
-        let gpu_backend = gpu_ran?;
+        let (gpu_backend, _) = match (gpu_ran, cpu_ran) {
+            (Ok(g), Ok(c)) => (g, c),
+            // a failed side left its results empty; the other side's are not handed out
+            (Err(e), _) | (_, Err(e)) => {
+                gpu_out.iter_mut().chain(&mut cpu_out).for_each(KswResult::release);
+                return Err(e);
+            }
+        };
         let cpu_cells = all_cells - gpu_cells;
         if trace() {
             eprintln!(

@@ -314,8 +314,8 @@ fn batch_gpu<J: GpuJob>(rt: &GpuRuntime, jobs: &[J], results: &mut [KswResult]) 
                 .par_iter()
                 .map(|&i| {
                     let mut r = KswResult::EMPTY;
-                    jobs[i].run_cpu(&mut r);
-                    (i, r)
+                    let ran = jobs[i].run_cpu(&mut r);
+                    (i, r, ran)
                 })
                 .collect::<Vec<_>>()
         });
@@ -342,10 +342,19 @@ fn batch_gpu<J: GpuJob>(rt: &GpuRuntime, jobs: &[J], results: &mut [KswResult]) 
         }
         (cpu.join().expect("twin thread panicked"), g)
     });
-    for (i, r) in cpu_res {
+    let cpu_failed = cpu_res.iter().find_map(|(_, _, ran)| ran.err());
+    for (i, r, _) in cpu_res {
         results[i] = r;
     }
-    let gpu_res = match gpu_res {
+    let failed = match (gpu_res, cpu_failed) {
+        (Ok(v), None) => Ok(v),
+        (Err(e), _) => Err(e),
+        (Ok(mut v), Some(e)) => {
+            v.iter_mut().for_each(|(_, r)| r.release());
+            Err(e.into())
+        }
+    };
+    let gpu_res = match failed {
         Ok(v) => v,
         Err(e) => {
             for i in cpu_idx {

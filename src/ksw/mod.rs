@@ -9,6 +9,8 @@ pub mod gpu;
 pub mod twin;
 
 use crate::gpu::GPU_MIN_JOBS;
+use crate::engine::BatchResult;
+use crate::memory::OutOfMemory;
 use crate::{Backend, Engine, Error, Result};
 
 /// ksw2 flags, as in minimap2's ksw2.h.
@@ -157,6 +159,13 @@ impl KswResult {
     }
 }
 
+impl BatchResult for KswResult {
+    const EMPTY: KswResult = KswResult::EMPTY;
+    fn release(&mut self) {
+        KswResult::release(self)
+    }
+}
+
 // SAFETY: a job only reads the memory it points to, which the caller keeps alive and unchanged for the call.
 unsafe impl Send for KswExtd2Job {}
 unsafe impl Sync for KswExtd2Job {}
@@ -183,7 +192,7 @@ fn check_common(i: usize, qlen: i32, query: *const u8, tlen: i32, target: *const
 trait KswJob: Sync {
     fn check(&self, i: usize) -> Result<()>;
     /// Runs the job on the CPU path.
-    fn run_cpu(&self, out: &mut KswResult);
+    fn run_cpu(&self, out: &mut KswResult) -> std::result::Result<(), OutOfMemory>;
 }
 
 /// Each kind's [`KswJob`]: the check of the fields all kinds have, and its twin.
@@ -193,7 +202,7 @@ macro_rules! ksw_jobs {
             fn check(&self, i: usize) -> Result<()> {
                 check_common(i, self.qlen, self.query, self.tlen, self.target, self.m, self.mat)
             }
-            fn run_cpu(&self, out: &mut KswResult) {
+            fn run_cpu(&self, out: &mut KswResult) -> std::result::Result<(), OutOfMemory> {
                 $twin(self, out)
             }
         }
@@ -209,8 +218,8 @@ fn check_batch<J: KswJob>(jobs: &[J], results: &[KswResult]) -> Result<()> {
 }
 
 /// The exact CPU path: the Rust twins of extd2, exts2 and extz2.
-fn run_cpu<J: KswJob>(jobs: &[J], results: &mut [KswResult]) {
-    crate::engine::par_zip(jobs, results, |j, r| j.run_cpu(r));
+fn run_cpu<J: KswJob>(jobs: &[J], results: &mut [KswResult]) -> Result<()> {
+    crate::engine::try_par_zip("ksw", jobs, results, |j, r| j.run_cpu(r))
 }
 
 pub fn extd2_batch(engine: &Engine, jobs: &[KswExtd2Job], results: &mut [KswResult]) -> Result<()> {
@@ -248,13 +257,12 @@ fn run<J: KswJob>(
             Err(e) => crate::engine::gpu_failed_notice(&e),
         }
     }
-    run_cpu(jobs, results);
+    run_cpu(jobs, results)?;
     Ok(Backend::Cpu)
 }
 
 pub fn extz2_batch(_engine: &Engine, jobs: &[KswExtz2Job], results: &mut [KswResult]) -> Result<()> {
     check_batch(jobs, results)?;
     dump::dump(jobs, dump::encode_extz2)?;
-    run_cpu(jobs, results);
-    Ok(())
+    run_cpu(jobs, results)
 }

@@ -49,8 +49,8 @@ enum Slot {
     },
     /// (the envelope shared, so that [`Ahead::still_holds`] replays it without the lock)
     Done(YdropResult, Arc<Envelope>),
-    /// The job panicked (a bug); its message.
-    Failed(String),
+    /// The job panicked (a bug) or ran out of memory.
+    Failed(Error),
 }
 
 #[derive(Default)]
@@ -181,7 +181,7 @@ impl Ahead {
                 Some(Slot::Done(r, e)) => {
                     return Ok(Taken::Done(r, Arc::try_unwrap(e).unwrap_or_else(|e| (*e).clone())));
                 }
-                Some(Slot::Failed(m)) => return Err(Error::Internal(format!("y-drop job computed ahead: {m}"))),
+                Some(Slot::Failed(e)) => return Err(e),
                 Some(running @ Slot::Running { .. }) => {
                     st.slots.insert(t, running);
                     st = self.shared.done.wait(st).unwrap_or_else(|p| p.into_inner());
@@ -315,24 +315,24 @@ fn work(shared: &Shared) {
         drop(st);
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut r = YdropResult::EMPTY;
-            twin::shadow::run_recorded(&job, &mut r, &mut scratch);
+            twin::shadow::run_recorded(&job, &mut r, &mut scratch).map_err(|e| e.in_batch("y-drop job computed ahead"))?;
             let mut e = scratch.clone();
             e.ran_under = bounds;
-            (r, e)
+            Ok((r, e))
         }));
         st = shared.lock();
-        finish(&mut st, t, outcome.map_err(panic_message));
+        finish(&mut st, t, outcome.unwrap_or_else(|p| Err(panicked(p))));
         shared.done.notify_all();
     }
 }
 
-fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
+fn panicked(p: Box<dyn std::any::Any + Send>) -> Error {
     let m = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned());
-    m.unwrap_or_else(|| "panic".into())
+    Error::Internal(format!("y-drop job computed ahead: {}", m.unwrap_or_else(|| "panic".into())))
 }
 
 /// Stores the outcome of running job `t` (freed if the job was cancelled meanwhile).
-fn finish(st: &mut State, t: Ticket, outcome: std::result::Result<(YdropResult, Envelope), String>) {
+fn finish(st: &mut State, t: Ticket, outcome: Result<(YdropResult, Envelope)>) {
     st.running -= 1;
     let cancelled = matches!(st.slots.get(&t), Some(Slot::Running { cancelled: true }) | None);
     match (cancelled, outcome) {
@@ -346,8 +346,8 @@ fn finish(st: &mut State, t: Ticket, outcome: std::result::Result<(YdropResult, 
         (false, Ok((r, e))) => {
             st.slots.insert(t, Slot::Done(r, Arc::new(e)));
         }
-        (false, Err(m)) => {
-            st.slots.insert(t, Slot::Failed(m));
+        (false, Err(e)) => {
+            st.slots.insert(t, Slot::Failed(e));
         }
     }
 }
@@ -404,10 +404,10 @@ fn gpu_batches(shared: &Shared, threads: usize, rt: &GpuRuntime) {
                 .map(|j| {
                     std::panic::catch_unwind(|| {
                         let (mut r, mut e) = (YdropResult::EMPTY, Envelope::default());
-                        twin::shadow::run_recorded(j, &mut r, &mut e);
-                        (r, e)
+                        twin::shadow::run_recorded(j, &mut r, &mut e).map_err(|e| e.in_batch("y-drop job computed ahead"))?;
+                        Ok((r, e))
                     })
-                    .map_err(panic_message)
+                    .unwrap_or_else(|p| Err(panicked(p)))
                 })
                 .collect()
         } else {

@@ -17,6 +17,7 @@
 use super::twin::{self, shadow::Envelope, y_drop_tail};
 use super::{YdropJob, YdropResult, TRUNC_MIDWAY, TRUNC_NONE};
 use crate::gpu::{GpuRuntime, LAUNCH_JOBS};
+use crate::memory::{malloc_copy, OutOfMemory};
 use cudarc::driver::{CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -222,12 +223,14 @@ fn batch(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [YdropResult], envs: 
             outcome = run(&grown, &mut bailed);
         }
         let bailed: Vec<usize> = bailed.iter().map(|&(i, _)| i).collect();
-        if let Err(e) = outcome {
-            done.iter_mut().for_each(|(_, r, _): &mut Done| r.release());
-            return (cpu.join().expect("twin thread panicked"), Err(e));
-        }
         let t_gpu = t0.elapsed();
-        done.extend(run_twin(jobs, &bailed, record));
+        match outcome.and_then(|()| run_twin(jobs, &bailed, record)) {
+            Ok(more) => done.extend(more),
+            Err(e) => {
+                release(&mut done);
+                return (cpu.join().expect("twin thread panicked"), Err(e));
+            }
+        }
         if profile {
             eprintln!(
                 "warpalign ydrop gpu: {} jobs: {} on the GPU ({} again with longer prefixes, {} gave up: twin after it), {} on the twin beside it; packing {:.1} ms, upload {:.1} ms ({:.1} MB of sequence), pass 1 {:.1} ms, pass 2 {:.1} ms, GPU path {:.1} ms, then the twin {:.1} ms",
@@ -237,12 +240,13 @@ fn batch(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [YdropResult], envs: 
         }
         (cpu.join().expect("twin thread panicked"), Ok(done))
     });
-    let gpu_res = match gpu_res {
-        Ok(v) => v,
-        Err(e) => {
-            cpu_res.into_iter().for_each(|(_, mut r, _)| r.release());
+    let (cpu_res, gpu_res) = match (cpu_res, gpu_res) {
+        (Ok(c), Ok(g)) => (c, g),
+        (Ok(mut done), Err(e)) | (Err(e), Ok(mut done)) => {
+            release(&mut done);
             return Err(e);
         }
+        (Err(e), Err(_)) => return Err(e),
     };
     let mut envs = envs;
     for (i, r, e) in cpu_res.into_iter().chain(gpu_res) {
@@ -254,19 +258,34 @@ fn batch(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [YdropResult], envs: 
     Ok(())
 }
 
-fn run_twin(jobs: &[YdropJob], idx: &[usize], record: bool) -> Vec<Done> {
-    idx.par_iter()
+/// The jobs `idx` on the twin; an error (nothing computed kept) when one runs out of memory.
+fn run_twin(jobs: &[YdropJob], idx: &[usize], record: bool) -> Result<Vec<Done>, String> {
+    let ran: Vec<Result<Done, OutOfMemory>> = idx
+        .par_iter()
         .with_max_len(1)
         .map(|&i| {
             let (mut r, mut e) = (YdropResult::EMPTY, Envelope::default());
             if record {
-                twin::shadow::run_recorded(&jobs[i], &mut r, &mut e);
+                twin::shadow::run_recorded(&jobs[i], &mut r, &mut e)?;
             } else {
-                twin::one_sided(&jobs[i], &mut r);
+                twin::one_sided(&jobs[i], &mut r)?;
             }
-            (i, r, e)
+            Ok((i, r, e))
         })
-        .collect()
+        .collect();
+    let failed = ran.iter().find_map(|d| d.as_ref().err().copied());
+    let mut done: Vec<Done> = ran.into_iter().flatten().collect();
+    match failed {
+        Some(e) => {
+            release(&mut done);
+            Err(e.into())
+        }
+        None => Ok(done),
+    }
+}
+
+fn release(done: &mut [Done]) {
+    done.iter_mut().for_each(|(_, r, _)| r.release());
 }
 
 /// One launch of pass 1 over `chunk`, then pass 2 for its jobs with a path, in groups that fit `budget`;
@@ -416,9 +435,9 @@ fn run_launch(
             if n_ops > 0 {
                 st.memcpy_dtoh(&d_ops1.slice(at..at + n_ops), &mut ops).map_err(|e| err("download", e))?;
             }
-            done.push((p.idx, result_of(r, &ops), std::mem::take(&mut envs[k])));
+            done.push((p.idx, result_of(r, &ops)?, std::mem::take(&mut envs[k])));
         } else if r.end1 == 0 {
-            done.push((p.idx, result_of(r, &[]), std::mem::take(&mut envs[k])));
+            done.push((p.idx, result_of(r, &[])?, std::mem::take(&mut envs[k])));
         } else if r.tb_need as usize > TB_JOB_MAX.min(tb_budget / 2) {
             bailed.push((p.idx, ST_BAIL));
         } else {
@@ -468,7 +487,7 @@ fn run_launch(
             if r.status != ST_DONE {
                 return Err(format!("ydrop gpu: pass 2 gave up on a job pass 1 finished ({})", r.status));
             }
-            done.push((chunk[k].idx, result_of(r, &ops[at..at + r.n_ops as usize]), std::mem::take(&mut envs[k])));
+            done.push((chunk[k].idx, result_of(r, &ops[at..at + r.n_ops as usize])?, std::mem::take(&mut envs[k])));
         }
         start = end;
     }
@@ -486,15 +505,15 @@ struct Times {
     bytes: u64,
 }
 
-fn result_of(r: Out, ops: &[u32]) -> YdropResult {
-    YdropResult {
+fn result_of(r: Out, ops: &[u32]) -> Result<YdropResult, OutOfMemory> {
+    Ok(YdropResult {
         score: r.score,
         end1: r.end1 as u32,
         end2: r.end2 as u32,
         truncated: if r.trunc != 0 { TRUNC_MIDWAY } else { TRUNC_NONE },
         n_ops: ops.len() as u32,
-        ops: twin::malloc_copy(ops),
-    }
+        ops: malloc_copy(ops)?,
+    })
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -44,6 +44,7 @@ pub mod schedule;
 pub mod twin;
 
 use crate::gpu::GPU_MIN_JOBS;
+use crate::engine::BatchResult;
 use crate::{Engine, Error, Result};
 
 /// Edit operations of LASTZ's `editop` (`run << 2 | op`).
@@ -257,6 +258,13 @@ impl YdropResult {
     }
 }
 
+impl BatchResult for YdropResult {
+    const EMPTY: YdropResult = YdropResult::EMPTY;
+    fn release(&mut self) {
+        YdropResult::release(self)
+    }
+}
+
 // SAFETY: a job only reads the memory it points to, which the caller keeps alive and unchanged for the call.
 unsafe impl Send for YdropJob {}
 unsafe impl Sync for YdropJob {}
@@ -410,7 +418,8 @@ fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
 /// A batch of [`GPU_MIN_JOBS`] or more on a GPU engine runs on the GPU ([`gpu::one_sided_batch_gpu`], which
 /// hands the jobs its kernel does not take to the twin); otherwise, and if the GPU fails, the Rust twin
 /// ([`twin::one_sided`]) runs the jobs over the rayon pool. With `WARPALIGN_YDROP_DUMP` set, the twin runs them
-/// and each job and its result are also recorded ([`dump`]).
+/// and each job and its result are also recorded ([`dump`]). A job whose memory cannot be allocated fails the
+/// batch with [`Error::OutOfMemory`], every result left empty (nothing to free).
 pub fn one_sided_batch(engine: &Engine, jobs: &[YdropJob], results: &mut [YdropResult]) -> Result<()> {
     if jobs.len() != results.len() {
         return Err(Error::InvalidArgument(format!("{} jobs but {} results", jobs.len(), results.len())));
@@ -420,8 +429,17 @@ pub fn one_sided_batch(engine: &Engine, jobs: &[YdropJob], results: &mut [YdropR
     }
     if dump::enabled() {
         // a record keeps the prefixes each call read, which only the twin's run tells
-        let extents: Vec<twin::Extent> = jobs.iter().zip(results.iter_mut()).map(|(j, r)| twin::one_sided(j, r)).collect();
-        return dump::record(jobs, results, &extents);
+        // (empty first, as try_par_zip leaves them after a failure)
+        results.iter_mut().for_each(|r| *r = YdropResult::EMPTY);
+        let ran: Result<Vec<twin::Extent>> =
+            (0..jobs.len()).map(|i| twin::one_sided(&jobs[i], &mut results[i]).map_err(|e| e.in_job("ydrop", i))).collect();
+        return match ran {
+            Ok(extents) => dump::record(jobs, results, &extents),
+            Err(e) => {
+                results.iter_mut().for_each(YdropResult::release);
+                Err(e)
+            }
+        };
     }
     if let Some(rt) = (jobs.len() >= GPU_MIN_JOBS).then(|| engine.gpu()).flatten() {
         match gpu::one_sided_batch_gpu(&rt, jobs, results) {
@@ -429,8 +447,5 @@ pub fn one_sided_batch(engine: &Engine, jobs: &[YdropJob], results: &mut [YdropR
             Err(e) => crate::engine::gpu_failed_notice(&e),
         }
     }
-    crate::engine::par_zip(jobs, results, |j, r| {
-        twin::one_sided(j, r);
-    });
-    Ok(())
+    crate::engine::try_par_zip("ydrop", jobs, results, |j, r| twin::one_sided(j, r).map(drop))
 }

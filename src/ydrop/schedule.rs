@@ -1303,7 +1303,7 @@ mod tests {
             for job in &a.jobs {
                 assert_eq!(s.extend(m, job, a.pos1, constrained).unwrap(), Extended::Done);
                 let mut want = YdropResult::EMPTY;
-                twin::one_sided(job, &mut want);
+                twin::one_sided(job, &mut want).unwrap();
                 let got = s.result();
                 assert_eq!((got.score, got.end1, got.end2, got.truncated, got.ops()), (want.score, want.end1, want.end2, want.truncated, want.ops()));
                 want.release();

@@ -66,21 +66,21 @@ fn check(rt: &GpuRuntime, name: &str, cases: &[(String, Cfg, Vec<Anchor>)]) -> T
         let bad: Vec<String> = (got, jobs.par_iter(), cases[lo..hi].par_iter())
             .into_par_iter()
             .filter_map(|(g, j, (label, cfg, a))| {
-                let want = twin::fill(j);
+                let want = twin::fill(j).unwrap();
                 if want != g {
                     return Some(format!("{name} {label} ({} anchors, {cfg:?}): {}", a.len(), fill_diff(&want, &g)));
                 }
                 let mut r1 = ChainDpResult::EMPTY;
                 let mut r2 = ChainDpResult::EMPTY;
-                twin::lchain_dp(j, &mut r1);
-                twin::finish(j, g, &mut r2);
+                twin::lchain_dp(j, &mut r1).unwrap();
+                twin::finish(j, g, &mut r2).unwrap();
                 let same = r1.chains() == r2.chains() && r1.anchors() == r2.anchors();
                 r1.release();
                 r2.release();
                 (!same).then(|| format!("{name} {label}: chains differ with equal fills"))
             })
             .collect();
-        let fills: Vec<twin::Fill> = jobs.par_iter().map(twin::fill).collect();
+        let fills: Vec<twin::Fill> = jobs.par_iter().map(|j| twin::fill(j).unwrap()).collect();
         for (fl, j) in fills.iter().zip(&jobs) {
             tally.cases += 1;
             tally.anchors += j.n_anchors as u64;
@@ -182,7 +182,7 @@ fn engine_batch_equals_twin() {
         dp_batch_gpu(&engine.gpu().expect("GPU engine"), &jobs, &mut direct).expect("dp_batch_gpu");
         for (k, j) in jobs.iter().enumerate() {
             let mut want = ChainDpResult::EMPTY;
-            twin::lchain_dp(j, &mut want);
+            twin::lchain_dp(j, &mut want).unwrap();
             for r in [&got[k], &direct[k]] {
                 assert_eq!((r.chains(), r.anchors()), (want.chains(), want.anchors()), "set {k} of {n}");
                 assert_eq!(r.chains.is_null(), r.n_chains == 0);

@@ -26,7 +26,7 @@ use warpalign_ffi::mm2 as c;
 fn twin_out(cfg: &Cfg, a: &[Anchor]) -> Out {
     let job = cfg.job(a);
     let mut r = ChainDpResult::EMPTY;
-    twin::lchain_dp(&job, &mut r);
+    twin::lchain_dp(&job, &mut r).unwrap();
     assert_eq!(r.chains.is_null(), r.n_chains == 0);
     assert_eq!(r.anchors.is_null(), r.n_chains == 0);
     let out = (r.chains().to_vec(), r.anchors().to_vec());
@@ -111,8 +111,8 @@ fn upstream_fill(pr: &twin::Params, a: &[Anchor]) -> twin::Fill {
 fn fill_check(cfg: &Cfg, a: &[Anchor]) -> (twin::Fill, Option<String>) {
     let pr = twin::Params::from_job(&cfg.job(a));
     let want = upstream_fill(&pr, a);
-    let got = twin::fill(&cfg.job(a));
-    let scalar = twin::fill_anchors_scalar(&pr, a);
+    let got = twin::fill(&cfg.job(a)).unwrap();
+    let scalar = twin::fill_anchors_scalar(&pr, a).unwrap();
     let bad = [("fill", &got), ("scalar fill", &scalar)].into_iter().find(|(_, g)| **g != want).map(|(name, g)| {
         let i = (0..a.len()).find(|&i| (want.f[i], want.p[i], want.v[i], want.t[i]) != (g.f[i], g.p[i], g.v[i], g.t[i]));
         format!(
@@ -406,7 +406,7 @@ fn radix_sort_order_equals_upstream() {
 fn fill_is_consistent() {
     for i in 0..300 {
         let (_, cfg, a) = random_case(3, i);
-        let fl = twin::fill(&cfg.job(&a));
+        let fl = twin::fill(&cfg.job(&a)).unwrap();
         for k in 0..a.len() {
             let p = fl.p[k];
             assert!(p < k as i64);
@@ -588,7 +588,7 @@ fn timing_big_sets() {
         }
         let tt = t0.elapsed().as_secs_f64() / reps as f64;
         assert_eq!(want, got, "{p:?} {n}");
-        let fl = twin::fill(&cfg.job(&a));
+        let fl = twin::fill(&cfg.job(&a)).unwrap();
         lines.push(format!(
             "{p:?} {n} anchors, {} pairs: oracle {:.2} ms, twin {:.2} ms, twin/oracle {:.2}",
             fl.n_visited, to * 1e3, tt * 1e3, tt / to

@@ -182,7 +182,7 @@ pub fn vectors_differ(j: &YdropJob, want: &Outcome) -> Option<(ydrop::twin::Swee
 
 pub fn twin_by(j: &YdropJob, sweep: ydrop::twin::Sweep) -> Outcome {
     let mut r = YdropResult::EMPTY;
-    ydrop::twin::one_sided_by(j, &mut r, sweep);
+    ydrop::twin::one_sided_by(j, &mut r, sweep).unwrap();
     checked_outcome(&mut r)
 }
 

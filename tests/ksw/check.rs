@@ -87,7 +87,7 @@ impl Kernel for Extd2 {
         oracle_out(ez)
     }
     fn twin(j: &KswExtd2Job, r: &mut KswResult) {
-        twin::extd2(j, r);
+        twin::extd2(j, r).unwrap();
     }
 }
 
@@ -114,7 +114,7 @@ impl Kernel for Exts2 {
         oracle_out(ez)
     }
     fn twin(j: &KswExts2Job, r: &mut KswResult) {
-        twin::exts2(j, r);
+        twin::exts2(j, r).unwrap();
     }
 }
 
@@ -141,7 +141,7 @@ impl Kernel for Extz2 {
         oracle_out(ez)
     }
     fn twin(j: &KswExtz2Job, r: &mut KswResult) {
-        twin::extz2(j, r);
+        twin::extz2(j, r).unwrap();
     }
 }
 

@@ -42,7 +42,7 @@ fn gpu_run_recorded(rt: &GpuRuntime, jobs: &[YdropJob]) -> Vec<(Outcome, Envelop
 
 fn twin_recorded(j: &YdropJob) -> (Outcome, Envelope) {
     let (mut r, mut e) = (YdropResult::EMPTY, Envelope::default());
-    run_recorded(j, &mut r, &mut e);
+    run_recorded(j, &mut r, &mut e).unwrap();
     (checked_outcome(&mut r), e)
 }
 

@@ -57,7 +57,7 @@ fn check_speculation(known: Known, seed: u64, n: u64) -> (u64, u64) {
                         (_, None) => job,
                     };
                     let mut r = YdropResult::EMPTY;
-                    run_recorded(&ahead, &mut r, &mut env);
+                    run_recorded(&ahead, &mut r, &mut env).unwrap();
                     // (as the worker pool keeps it: a call whose block has the same values needs no replay)
                     // SAFETY: a non-null bounds points to the case's or the snapshot's block, alive here.
                     env.ran_under = (!ahead.bounds.is_null()).then(|| Arc::new(BoundsCopy::of(unsafe { &*ahead.bounds })));
@@ -169,7 +169,7 @@ fn unconstrained_calls_are_accepted() {
         let case = random_case(&mut Rng::new(7_000_003u64.wrapping_add(i)), &pool, 2000);
         let job = case.job();
         let mut r = YdropResult::EMPTY;
-        run_recorded(&job, &mut r, &mut env);
+        run_recorded(&job, &mut r, &mut env).unwrap();
         assert!(unaffected(&env, &job));
         assert_eq!(outcome(&mut r), oracle(&job), "case {i}\n{}", case.describe());
     }
@@ -205,7 +205,7 @@ fn ahead_pool_matches_one_by_one() {
                     assert_eq!(h, complete && unaffected(&e, j), "job {i}");
                 }
                 let mut one = YdropResult::EMPTY;
-                run_recorded(j, &mut one, &mut env);
+                run_recorded(j, &mut one, &mut env).unwrap();
                 assert_eq!(outcome(&mut r), outcome(&mut one), "job {i}");
                 assert_eq!(unaffected(&e, j), unaffected(&env, j), "job {i}");
                 done += 1;
@@ -276,7 +276,7 @@ fn ahead_pool_with_gpu_matches_one_by_one() {
         let Taken::Done(mut r, e) = ahead.take(t).unwrap() else { continue };
         let run = |j: &YdropJob| {
             let (mut one, mut env) = (YdropResult::EMPTY, Envelope::default());
-            run_recorded(j, &mut one, &mut env);
+            run_recorded(j, &mut one, &mut env).unwrap();
             // (a CPU worker keeps the block it ran under)
             // SAFETY: a non-null bounds points to a case's block, alive here.
             env.ran_under = (!j.bounds.is_null()).then(|| Arc::new(BoundsCopy::of(unsafe { &*j.bounds })));

@@ -518,7 +518,7 @@ fn bounds_rows_stop_the_sweep() {
         let case = random_constrained_case(&mut rng, &pool, 1500);
         let whole = case.job();
         let mut r = YdropResult::EMPTY;
-        let extent = ydrop::twin::one_sided(&whole, &mut r);
+        let extent = ydrop::twin::one_sided(&whole, &mut r).unwrap();
         let entered = extent.a + (r.truncated == TRUNC_MIDWAY) as u32;
         r.release();
         let want = twin(&whole);

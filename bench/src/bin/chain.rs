@@ -99,7 +99,7 @@ fn fuzz(rt: &GpuRuntime, n: u64, seed: u64) -> bool {
             .zip(jobs.par_iter())
             .enumerate()
             .map(|(k, (g, j))| {
-                let want = twin::fill(j);
+                let want = twin::fill(j).expect("memory for the fill");
                 let same = want == g;
                 if !same {
                     eprintln!("MISMATCH seed {seed} case {}: {:?}", lo + k as u64, cases[k].1);
@@ -126,7 +126,7 @@ fn time_paths(jobs: &[ChainDpJob], pairs: u64, rt: Option<&GpuRuntime>, reps: us
         jobs.par_iter()
             .map(|j| {
                 let mut r = ChainDpResult::EMPTY;
-                twin::lchain_dp(j, &mut r);
+                twin::lchain_dp(j, &mut r).expect("memory for the chains");
                 take(&mut r)
             })
             .collect::<Vec<Out>>()
@@ -177,7 +177,7 @@ fn dump_mode(path: &str, rt: Option<&GpuRuntime>, reps: usize) -> usize {
             continue;
         }
         let anchors: u64 = jobs.iter().map(|j| j.n_anchors as u64).sum();
-        let pairs: u64 = jobs.par_iter().map(|j| twin::fill(j).n_visited).sum();
+        let pairs: u64 = jobs.par_iter().map(|j| twin::fill(j).expect("memory for the fill").n_visited).sum();
         let largest = jobs.iter().map(|j| j.n_anchors).max().unwrap_or(0);
         println!(
             "{label}: {} calls, {anchors} anchors (largest {largest}), {pairs} pairs, {} threads, best of {reps}",
@@ -233,7 +233,7 @@ fn main() {
             .collect();
         let jobs: Vec<ChainDpJob> = sets.iter().map(|(c, a)| c.job(a)).collect();
         let anchors: u64 = jobs.iter().map(|j| j.n_anchors as u64).sum();
-        let pairs: u64 = jobs.par_iter().map(|j| twin::fill(j).n_visited).sum();
+        let pairs: u64 = jobs.par_iter().map(|j| twin::fill(j).expect("memory for the fill").n_visited).sum();
         let largest = jobs.iter().map(|j| j.n_anchors).max().unwrap_or(0);
         println!(
             "chain: {n_reads} long-read-like sets (map-ont, map-pb, map-hifi), {anchors} anchors (largest {largest}), {pairs} pairs, {} threads, best of {reps}",

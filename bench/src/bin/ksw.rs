@@ -83,7 +83,7 @@ impl Job for KswExtd2Job {
         })
     }
     fn twin(&self, r: &mut KswResult) {
-        twin::extd2(self, r)
+        twin::extd2(self, r).expect("memory for the job")
     }
 }
 
@@ -95,7 +95,7 @@ impl Job for KswExts2Job {
         })
     }
     fn twin(&self, r: &mut KswResult) {
-        twin::exts2(self, r)
+        twin::exts2(self, r).expect("memory for the job")
     }
 }
 

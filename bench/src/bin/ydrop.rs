@@ -44,7 +44,7 @@ fn best_of<T>(reps: usize, mut f: impl FnMut() -> T) -> (f64, T) {
 fn twin_all(jobs: &[YdropJob], parallel: bool, sweep: Sweep) -> Vec<Outcome> {
     let one = |j: &YdropJob| {
         let mut r = YdropResult::EMPTY;
-        twin::one_sided_by(j, &mut r, sweep);
+        twin::one_sided_by(j, &mut r, sweep).expect("memory for the job");
         let o = outcome(&r);
         r.release();
         o
@@ -77,7 +77,7 @@ fn gpu_all(rt: &GpuRuntime, jobs: &[YdropJob], wave: usize) -> Vec<Outcome> {
 fn run_one(j: &YdropJob) -> f64 {
     let t = Instant::now();
     let mut r = YdropResult::EMPTY;
-    twin::one_sided(j, &mut r);
+    twin::one_sided(j, &mut r).expect("memory for the job");
     let dt = t.elapsed().as_secs_f64();
     r.release();
     dt
@@ -212,7 +212,7 @@ fn main() {
             for j in &jobs {
                 let c0 = twin::cells_swept();
                 let (mut r, mut e) = (YdropResult::EMPTY, twin::shadow::Envelope::default());
-                twin::shadow::run_recorded_by(j, &mut r, &mut e, sweep);
+                twin::shadow::run_recorded_by(j, &mut r, &mut e, sweep).expect("memory for the job");
                 r.release();
                 rows += e.rows() as u64;
                 sizes.push(twin::cells_swept() - c0);

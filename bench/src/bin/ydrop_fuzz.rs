@@ -82,7 +82,7 @@ fn vector_vs_spec(cases: u64, seed: u64, pool: &[Arc<Matrix>], constrained: bool
         let j = c.job();
         let run = |sweep| {
             let (mut r, mut e) = (YdropResult::EMPTY, Envelope::default());
-            let extent = run_recorded_by(&j, &mut r, &mut e, sweep);
+            let extent = run_recorded_by(&j, &mut r, &mut e, sweep).expect("memory for the job");
             let o: Outcome = (r.score, r.end1, r.end2, r.truncated, r.ops().to_vec());
             r.release();
             (o, e, extent)
@@ -123,7 +123,7 @@ fn gpu_vs_twin(rt: &GpuRuntime, cases: u64, seed: u64, pool: &[Arc<Matrix>], con
             .into_par_iter()
             .filter_map(|k| {
                 let (mut r, mut e) = (YdropResult::EMPTY, Envelope::default());
-                run_recorded(&jobs[k], &mut r, &mut e);
+                run_recorded(&jobs[k], &mut r, &mut e).expect("memory for the job");
                 r.release();
                 if e != envs[k] {
                     eprintln!("case {}: the GPU's envelope differs from the twin's ({} rows vs {})", lo + k as u64, envs[k].rows(), e.rows());

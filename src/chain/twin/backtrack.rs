@@ -3,6 +3,7 @@
 //! equal keys is part of minimap2's output, so it is ported step for step.
 
 use crate::chain::Anchor;
+use crate::memory::{try_push, try_with_capacity, OutOfMemory};
 
 const RS_MIN_SIZE: usize = 64;
 const RS_MAX_BITS: u32 = 8;
@@ -131,7 +132,7 @@ fn bk_end<P: Copy + Into<i64>>(max_drop: i32, z: &[Anchor], f: &[i32], p: &[P], 
 /// `mg_chain_backtrack` (lchain.c:27): returns `u[]` and `n_v`, writing the chains' anchor indices (from each
 /// chain's end backwards) to `v[..n_v]` (not read: the fill's `v` is not needed); `t` is scratch. `p` as the
 /// fill's int64 or as int32 (the GPU's). Upstream's two passes (count, then fill) take the same
-/// steps, so one pass gives the same `u[]` and `v[]`.
+/// steps, so one pass gives the same `u[]` and `v[]`. An error when its arrays cannot be allocated.
 pub fn backtrack<P: Copy + Into<i64>>(
     f: &[i32],
     p: &[P],
@@ -140,14 +141,15 @@ pub fn backtrack<P: Copy + Into<i64>>(
     min_cnt: i32,
     min_sc: i32,
     max_drop: i32,
-) -> (Vec<u64>, usize) {
+) -> Result<(Vec<u64>, usize), OutOfMemory> {
     let n = f.len();
-    // z[].x = f[i]: an int32 stored in a uint64 (sign-extended)
-    let mut z: Vec<Anchor> =
-        (0..n).filter(|&i| f[i] >= min_sc).map(|i| Anchor { x: f[i] as i64 as u64, y: i as u64 }).collect();
+    // z[].x = f[i]: an int32 stored in a uint64 (sign-extended); counted first, as upstream sizes it
+    let n_z = f.iter().filter(|&&x| x >= min_sc).count();
+    let mut z = try_with_capacity::<Anchor>(n_z)?;
+    z.extend((0..n).filter(|&i| f[i] >= min_sc).map(|i| Anchor { x: f[i] as i64 as u64, y: i as u64 }));
     let mut u = Vec::new();
     if z.is_empty() {
-        return (u, 0);
+        return Ok((u, 0));
     }
     radix_sort_128x(&mut z);
     t[..n].fill(0);
@@ -165,21 +167,22 @@ pub fn backtrack<P: Copy + Into<i64>>(
             }
             let sc = if i < 0 { z[k].x as i32 } else { (z[k].x as i32).wrapping_sub(f[i as usize]) };
             if sc >= min_sc && n_v > n_v0 && n_v - n_v0 >= min_cnt as i64 {
-                u.push((sc as u32 as u64) << 32 | (n_v - n_v0) as u64);
+                try_push(&mut u, (sc as u32 as u64) << 32 | (n_v - n_v0) as u64)?;
             } else {
                 n_v = n_v0;
             }
         }
     }
     assert!(n_v < i32::MAX as i64);
-    (u, n_v as usize)
+    Ok((u, n_v as usize))
 }
 
 /// `compact_a` (lchain.c:78): the chains' anchors in forward order, chains sorted by the `.x` of their first
-/// anchor (with `radix_sort_128x`'s order of ties); reorders `u` likewise.
-pub fn compact(u: &mut [u64], v: &[i32], a: &[Anchor]) -> Vec<Anchor> {
+/// anchor (with `radix_sort_128x`'s order of ties); reorders `u` likewise. An error when its arrays cannot be
+/// allocated.
+pub fn compact(u: &mut [u64], v: &[i32], a: &[Anchor]) -> Result<Vec<Anchor>, OutOfMemory> {
     let n_u = u.len();
-    let mut b = Vec::with_capacity(v.len());
+    let mut b = try_with_capacity(v.len())?;
     let mut k = 0usize;
     for &ui in u.iter() {
         let ni = ui as i32 as usize;
@@ -188,24 +191,22 @@ pub fn compact(u: &mut [u64], v: &[i32], a: &[Anchor]) -> Vec<Anchor> {
         }
         k += ni;
     }
-    let mut w = Vec::with_capacity(n_u);
+    let mut w = try_with_capacity(n_u)?;
     k = 0;
     for (i, &ui) in u.iter().enumerate() {
         w.push(Anchor { x: b[k].x, y: (k as u64) << 32 | i as u64 });
         k += ui as i32 as usize;
     }
     radix_sort_128x(&mut w);
-    let mut out = Vec::with_capacity(b.len());
-    let u2: Vec<u64> = w
-        .iter()
-        .map(|e| {
-            let j = e.y as i32 as usize;
-            let n = u[j] as i32 as usize;
-            let s = (e.y >> 32) as usize;
-            out.extend_from_slice(&b[s..s + n]);
-            u[j]
-        })
-        .collect();
+    let mut out = try_with_capacity(b.len())?;
+    let mut u2 = try_with_capacity(n_u)?;
+    for e in &w {
+        let j = e.y as i32 as usize;
+        let n = u[j] as i32 as usize;
+        let s = (e.y >> 32) as usize;
+        out.extend_from_slice(&b[s..s + n]);
+        u2.push(u[j]);
+    }
     u.copy_from_slice(&u2);
-    out
+    Ok(out)
 }

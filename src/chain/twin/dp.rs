@@ -7,6 +7,7 @@
 //! upstream's sequential scan over those scores.
 
 use crate::chain::{Anchor, ChainDpJob};
+use crate::memory::{try_zeroed, OutOfMemory};
 
 const SEG_SHIFT: u32 = 48;
 
@@ -114,14 +115,21 @@ pub struct Fill {
     pub n_rescued: u64,
 }
 
-/// The fill of a job's anchors.
-pub fn fill(job: &ChainDpJob) -> Fill {
+impl Fill {
+    /// The arrays for `n` anchors, zeroed (upstream's kmalloc'ed arrays: every entry is written before it is read).
+    fn zeroed(n: usize) -> Result<Fill, OutOfMemory> {
+        Ok(Fill { f: try_zeroed(n)?, p: try_zeroed(n)?, v: try_zeroed(n)?, t: try_zeroed(n)?, ..Fill::default() })
+    }
+}
+
+/// The fill of a job's anchors; an error when its arrays cannot be allocated.
+pub fn fill(job: &ChainDpJob) -> Result<Fill, OutOfMemory> {
     fill_anchors(&Params::from_job(job), super::job_anchors(job))
 }
 
 /// The fill (lchain.c:169-207) over `a` (sorted by `x`, as minimap2 passes them) with clamped parameters:
 /// with AVX2, eight predecessors are scored at once; else one by one ([`fill_anchors_scalar`]).
-pub fn fill_anchors(pr: &Params, a: &[Anchor]) -> Fill {
+pub fn fill_anchors(pr: &Params, a: &[Anchor]) -> Result<Fill, OutOfMemory> {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2.
@@ -132,7 +140,7 @@ pub fn fill_anchors(pr: &Params, a: &[Anchor]) -> Fill {
 
 /// The fill with one [`comput_sc`] call per pair, as upstream does: the fallback, and the reference of the
 /// vector path.
-pub fn fill_anchors_scalar(pr: &Params, a: &[Anchor]) -> Fill {
+pub fn fill_anchors_scalar(pr: &Params, a: &[Anchor]) -> Result<Fill, OutOfMemory> {
     fill_with(pr, a, &OneByOne(pr))
 }
 
@@ -187,12 +195,9 @@ impl Scorer<1> for OneByOne<'_> {
 /// The fill, its predecessors scored `N` at a time by `scorer`; inlined into each caller, so that the AVX2
 /// caller compiles it (and the scorer) with AVX2.
 #[inline(always)]
-fn fill_with<const N: usize, S: Scorer<N>>(pr: &Params, a: &[Anchor], scorer: &S) -> Fill {
+fn fill_with<const N: usize, S: Scorer<N>>(pr: &Params, a: &[Anchor], scorer: &S) -> Result<Fill, OutOfMemory> {
     let n = a.len();
-    let mut f = vec![0i32; n];
-    let mut p = vec![0i64; n];
-    let mut v = vec![0i32; n];
-    let mut t = vec![0i32; n];
+    let Fill { mut f, mut p, mut v, mut t, .. } = Fill::zeroed(n)?;
     let (mut n_visited, mut n_breaks, mut n_rescued) = (0u64, 0u64, 0u64);
     // the u64 image of C's int64 max_dist_x in the unsigned comparisons
     let mdx = pr.max_dist_x as i64 as u64;
@@ -286,7 +291,7 @@ fn fill_with<const N: usize, S: Scorer<N>>(pr: &Params, a: &[Anchor], scorer: &S
             max_ii = ii;
         }
     }
-    Fill { f, p, v, t, n_visited, n_breaks, n_rescued }
+    Ok(Fill { f, p, v, t, n_visited, n_breaks, n_rescued })
 }
 
 /// `comput_sc` on eight predecessors in the lanes of AVX2 registers: every branch of the scalar code is
@@ -295,6 +300,7 @@ fn fill_with<const N: usize, S: Scorer<N>>(pr: &Params, a: &[Anchor], scorer: &S
 mod avx2 {
     use super::{fill_with, Fill, OneByOne, Params, Scorer, SEG_SHIFT};
     use crate::chain::Anchor;
+    use crate::memory::OutOfMemory;
     use std::arch::x86_64::*;
 
     /// The parameters in all lanes.
@@ -314,7 +320,7 @@ mod avx2 {
     /// # Safety
     /// The CPU must have AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn fill(pr: &Params, a: &[Anchor]) -> Fill {
+    pub(super) unsafe fn fill(pr: &Params, a: &[Anchor]) -> Result<Fill, OutOfMemory> {
         fill_with(pr, a, &Avx2::new(pr))
     }
 

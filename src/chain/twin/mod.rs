@@ -20,6 +20,7 @@ pub use backtrack::{backtrack, compact, radix_sort_128x};
 pub use dp::{comput_sc, comput_sc_x8, fill, fill_anchors, fill_anchors_scalar, mg_log2, Fill, Params};
 
 use super::{Anchor, ChainDpJob, ChainDpResult};
+use crate::memory::{malloc_copy, OutOfMemory};
 
 /// The anchors of a job as a slice (empty when there are none).
 pub fn job_anchors(job: &ChainDpJob) -> &[Anchor] {
@@ -32,21 +33,22 @@ pub fn job_anchors(job: &ChainDpJob) -> &[Anchor] {
 }
 
 /// `mg_lchain_dp(..., km = NULL)`: chains (`score<<32 | n_anchors`) and their anchors, both `malloc`ed as the
-/// oracle path returns them; `ChainDpResult::EMPTY` when no chain is kept.
-pub fn lchain_dp(job: &ChainDpJob, out: &mut ChainDpResult) {
+/// oracle path returns them; `ChainDpResult::EMPTY` when no chain is kept, and when the job's memory cannot be
+/// allocated (an error).
+pub fn lchain_dp(job: &ChainDpJob, out: &mut ChainDpResult) -> Result<(), OutOfMemory> {
     *out = ChainDpResult::EMPTY;
     if job_anchors(job).is_empty() {
-        return;
+        return Ok(());
     }
-    finish(job, fill(job), out);
+    finish(job, fill(job)?, out)
 }
 
 /// The rest of `mg_lchain_dp` after the fill (computed here by [`fill`] or elsewhere, e.g. on the GPU, with
 /// the same `f`, `p` and `v`; `t` is scratch): `mg_chain_backtrack`, then `compact_a`, into `out` as
 /// [`lchain_dp`] returns it.
-pub fn finish(job: &ChainDpJob, fill: Fill, out: &mut ChainDpResult) {
+pub fn finish(job: &ChainDpJob, fill: Fill, out: &mut ChainDpResult) -> Result<(), OutOfMemory> {
     let Fill { f, p, mut v, mut t, .. } = fill;
-    finish_with(job, &f, &p, &mut v, &mut t, out);
+    finish_with(job, &f, &p, &mut v, &mut t, out)
 }
 
 /// [`finish`] from the fill's `f` and `p` (int64 or int32) alone: `v` and `t` are scratch of the anchors' length.
@@ -57,26 +59,24 @@ pub fn finish_with<P: Copy + Into<i64>>(
     v: &mut [i32],
     t: &mut [i32],
     out: &mut ChainDpResult,
-) {
+) -> Result<(), OutOfMemory> {
     *out = ChainDpResult::EMPTY;
     let a = job_anchors(job);
     if a.is_empty() {
-        return;
+        return Ok(());
     }
     let pr = Params::from_job(job);
     assert!(f.len() == a.len() && p.len() == a.len() && v.len() == a.len() && t.len() == a.len());
-    let (mut u, n_v) = backtrack(f, p, v, t, pr.job.min_cnt, pr.job.min_sc, pr.max_drop);
+    let (mut u, n_v) = backtrack(f, p, v, t, pr.job.min_cnt, pr.job.min_sc, pr.max_drop)?;
     if u.is_empty() {
-        return;
+        return Ok(());
     }
-    let b = compact(&mut u, &v[..n_v], a);
-    // SAFETY: fresh malloc'ed arrays of exactly u.len() and b.len() elements, filled before being handed out.
-    unsafe {
-        let cu = libc::malloc(u.len() * 8) as *mut u64;
-        let cb = libc::malloc(b.len() * std::mem::size_of::<Anchor>()) as *mut Anchor;
-        assert!(!cu.is_null() && !cb.is_null(), "out of memory returning {} chains", u.len());
-        std::ptr::copy_nonoverlapping(u.as_ptr(), cu, u.len());
-        std::ptr::copy_nonoverlapping(b.as_ptr(), cb, b.len());
-        *out = ChainDpResult { n_chains: u.len() as i32, chains: cu, n_anchors: b.len() as i64, anchors: cb };
-    }
+    let b = compact(&mut u, &v[..n_v], a)?;
+    let chains = malloc_copy(&u)?;
+    let anchors = malloc_copy(&b).inspect_err(|_| {
+        // SAFETY: malloc'ed just above, not handed out.
+        unsafe { libc::free(chains.cast()) }
+    })?;
+    *out = ChainDpResult { n_chains: u.len() as i32, chains, n_anchors: b.len() as i64, anchors };
+    Ok(())
 }

@@ -6,6 +6,7 @@
 
 use crate::ksw::flag::{APPROX_DROP, APPROX_MAX, EXTZ_ONLY, GENERIC_SC, REV_CIGAR, RIGHT, SCORE_ONLY};
 use crate::ksw::KswResult;
+use crate::memory::{malloc_copy, try_push, try_resize, try_vec, try_zeroed, OutOfMemory};
 
 const NEG_INF: i32 = -0x4000_0000;
 
@@ -291,7 +292,7 @@ pub(super) struct Setup<'a> {
 
 /// Everything of ksw2's functions from the allocation of the DP arrays on, around the cells `c` (`ro`: the
 /// read-only arrays, 16 * ceil(tlen / 16) entries each): fills `out` as upstream fills `ez`, its CIGAR, when
-/// `n_cigar > 0`, `malloc`ed in ksw2's `len<<4|op` encoding.
+/// `n_cigar > 0`, `malloc`ed in ksw2's `len<<4|op` encoding. An allocation refused leaves `out` as it came.
 ///
 /// The score array `s[]` keeps its bytes across anti-diagonals: the default scoring stores 16 bytes at a time
 /// from `st0`, so lanes in `[st, st0)` keep stale scores of earlier anti-diagonals (or the kcalloc zero) and
@@ -300,7 +301,7 @@ pub(super) struct Setup<'a> {
 ///
 /// `out` holds `ksw_reset_extz`'s values on entry. Runs in an AVX2 or SSE4.1 instantiation picked at run time:
 /// the integer results do not depend on the instruction set, only how well LLVM vectorises the 16-lane loops.
-pub(super) fn extend<C: Cells<NX, NY, NR>, const NX: usize, const NY: usize, const NR: usize>(c: &C, ro: [Vec<i8>; NR], k: &Setup, out: &mut KswResult) {
+pub(super) fn extend<C: Cells<NX, NY, NR>, const NX: usize, const NY: usize, const NR: usize>(c: &C, ro: [Vec<i8>; NR], k: &Setup, out: &mut KswResult) -> Result<(), OutOfMemory> {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx2") {
@@ -317,19 +318,19 @@ pub(super) fn extend<C: Cells<NX, NY, NR>, const NX: usize, const NY: usize, con
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn extend_avx2<C: Cells<NX, NY, NR>, const NX: usize, const NY: usize, const NR: usize>(c: &C, ro: [Vec<i8>; NR], k: &Setup, out: &mut KswResult) {
+unsafe fn extend_avx2<C: Cells<NX, NY, NR>, const NX: usize, const NY: usize, const NR: usize>(c: &C, ro: [Vec<i8>; NR], k: &Setup, out: &mut KswResult) -> Result<(), OutOfMemory> {
     walk(c, ro, k, out)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "sse4.1")]
-unsafe fn extend_sse41<C: Cells<NX, NY, NR>, const NX: usize, const NY: usize, const NR: usize>(c: &C, ro: [Vec<i8>; NR], k: &Setup, out: &mut KswResult) {
+unsafe fn extend_sse41<C: Cells<NX, NY, NR>, const NX: usize, const NY: usize, const NR: usize>(c: &C, ro: [Vec<i8>; NR], k: &Setup, out: &mut KswResult) -> Result<(), OutOfMemory> {
     walk(c, ro, k, out)
 }
 
 /// [`extend`] proper, instantiated per instruction set.
 #[inline(always)]
-fn walk<C: Cells<NX, NY, NR>, const NX: usize, const NY: usize, const NR: usize>(c: &C, ro: [Vec<i8>; NR], k: &Setup, out: &mut KswResult) {
+fn walk<C: Cells<NX, NY, NR>, const NX: usize, const NY: usize, const NR: usize>(c: &C, ro: [Vec<i8>; NR], k: &Setup, out: &mut KswResult) -> Result<(), OutOfMemory> {
     // upstream's `ez`, as a local copy that goes to `out` at the end
     let mut ez = KswResult { ..*out };
     let (query, target, mat, m, flag) = (k.query, k.target, k.mat, k.m, k.flag);
@@ -350,23 +351,23 @@ fn walk<C: Cells<NX, NY, NR>, const NX: usize, const NY: usize, const NR: usize>
 
     let tt16 = (tlen_ * 16) as usize;
     let (x_init, y_init) = c.init();
-    let mut xs = x_init.map(|v| vec![v; PAD + tt16]);
-    let mut ys = y_init.map(|v| vec![v; tt16]);
+    let mut xs = filled(x_init, PAD + tt16)?;
+    let mut ys = filled(y_init, tt16)?;
     let mut ro = ro;
     // s[], sf[] and qr[] as one image, as in the kcalloc block (qr has qlen_*16 bytes plus the 16 of the `+ 1`):
     // the default scoring's last store of a row may run past `s[]` into `sf[]`, as upstream's does
     let sf_off = tt16;
     let qr_off = 2 * tt16;
-    let mut img = vec![0u8; qr_off + qlen_ as usize * 16 + 16];
+    let mut img = try_zeroed::<u8>(qr_off + qlen_ as usize * 16 + 16)?;
     img[sf_off..sf_off + tlen as usize].copy_from_slice(target);
     for t in 0..qlen as usize {
         img[qr_off + t] = query[qlen as usize - 1 - t];
     }
-    let mut h: Vec<i32> = if approx_max { Vec::new() } else { vec![NEG_INF; tt16] };
+    let mut h: Vec<i32> = if approx_max { Vec::new() } else { try_vec(NEG_INF, tt16)? };
     let n_row = (qlen + tlen - 1) as usize;
     let row_bytes = n_col_ as usize * 16;
     let (mut p, mut off, mut off_end) = if with_cigar {
-        (take_traceback(n_row * row_bytes + 16), vec![0i32; n_row], vec![0i32; n_row])
+        (take_traceback(n_row * row_bytes + 16)?, try_zeroed::<i32>(n_row)?, try_zeroed::<i32>(n_row)?)
     } else {
         (Vec::new(), Vec::new(), Vec::new())
     };
@@ -485,7 +486,7 @@ fn walk<C: Cells<NX, NY, NR>, const NX: usize, const NY: usize, const NR: usize>
     if with_cigar {
         let rev = flag & REV_CIGAR != 0;
         let bt = |i0, j0| backtrack(rev, k.min_intron_len, &p, &off, &off_end, row_bytes, i0, j0);
-        let mut cigar = Vec::new();
+        let mut cigar = Ok(Vec::new());
         if ez.zdropped == 0 && flag & EXTZ_ONLY == 0 {
             cigar = bt(tlen - 1, qlen - 1);
         } else if ez.zdropped == 0 && flag & EXTZ_ONLY != 0 && ez.mqe.wrapping_add(k.end_bonus) > ez.max as i32 {
@@ -495,9 +496,19 @@ fn walk<C: Cells<NX, NY, NR>, const NX: usize, const NY: usize, const NR: usize>
             cigar = bt(ez.max_t, ez.max_q);
         }
         give_traceback(p);
-        set_cigar(&mut ez, &cigar);
+        set_cigar(&mut ez, &cigar?)?;
     }
     *out = ez;
+    Ok(())
+}
+
+/// One array per initial value, `len` of it each (the difference arrays of one side).
+fn filled<const N: usize>(init: [i8; N], len: usize) -> Result<[Vec<i8>; N], OutOfMemory> {
+    let mut arrays: [Vec<i8>; N] = std::array::from_fn(|_| Vec::new());
+    for (a, v) in arrays.iter_mut().zip(init) {
+        *a = try_vec(v, len)?;
+    }
+    Ok(arrays)
 }
 
 /// The exact max of one anti-diagonal r > 0 (ksw2's `!approx_max` block): updates `h[st0..=en0]` from the
@@ -590,11 +601,12 @@ fn approx_step(h0: &mut i32, last_h0_t: &mut i32, u8a: &[i8], v8a: &[i8], st0: i
 
 /// `ksw_push_cigar` (growth policy irrelevant: the result is copied into an exact-size `malloc` block).
 #[inline]
-fn push_cigar(c: &mut Vec<u32>, op: u32, len: i32) {
+fn push_cigar(c: &mut Vec<u32>, op: u32, len: i32) -> Result<(), OutOfMemory> {
     match c.last_mut() {
         Some(last) if *last & 0xf == op => *last = last.wrapping_add((len as u32) << 4),
-        _ => c.push((len as u32) << 4 | op),
+        _ => try_push(c, (len as u32) << 4 | op)?,
     }
+    Ok(())
 }
 
 /// The default scoring's row of `s[]` (ksw2's non-generic branch): cells `st0..=en0` in blocks of 16 from
@@ -653,12 +665,15 @@ thread_local! {
 /// This thread's traceback matrix, at least `len` bytes. Not cleared between jobs (zeroing it was 6% of the
 /// CPU path's time): the core loop writes each row over the whole band it computes, and `backtrack` reads a
 /// row only inside that band, as upstream does with its uninitialised `kmalloc`.
-fn take_traceback(len: usize) -> Vec<u8> {
+fn take_traceback(len: usize) -> Result<Vec<u8>, OutOfMemory> {
     let mut p = TRACEBACK.with(|t| t.take());
     if p.len() < len {
-        p.resize(len, 0);
+        if let Err(e) = try_resize(&mut p, len, 0) {
+            give_traceback(p);
+            return Err(e);
+        }
     }
-    p
+    Ok(p)
 }
 
 /// Gives the matrix back for the thread's next job (dropped when over `TRACEBACK_KEEP_MAX`).
@@ -671,7 +686,7 @@ fn give_traceback(p: Vec<u8>) {
 /// `ksw_backtrack` with is_rot = 1 and off_end given; `min_intron_len > 0` turns state 3 (and a leading
 /// deletion of at least that length) into N (extd2 and extz2 pass 0, exts2 its `long_thres`).
 #[allow(clippy::too_many_arguments)]
-fn backtrack(rev: bool, min_intron_len: i32, p: &[u8], off: &[i32], off_end: &[i32], n_col: usize, i0: i32, j0: i32) -> Vec<u32> {
+fn backtrack(rev: bool, min_intron_len: i32, p: &[u8], off: &[i32], off_end: &[i32], n_col: usize, i0: i32, j0: i32) -> Result<Vec<u32>, OutOfMemory> {
     let mut cigar = Vec::new();
     let (mut i, mut j, mut state) = (i0, j0, 0u32);
     while i >= 0 && j >= 0 {
@@ -696,43 +711,35 @@ fn backtrack(rev: bool, min_intron_len: i32, p: &[u8], off: &[i32], off_end: &[i
             state = force as u32;
         }
         if state == 0 {
-            push_cigar(&mut cigar, 0, 1);
+            push_cigar(&mut cigar, 0, 1)?;
             i -= 1;
             j -= 1;
         } else if state == 1 || (state == 3 && min_intron_len <= 0) {
-            push_cigar(&mut cigar, 2, 1);
+            push_cigar(&mut cigar, 2, 1)?;
             i -= 1;
         } else if state == 3 {
-            push_cigar(&mut cigar, 3, 1);
+            push_cigar(&mut cigar, 3, 1)?;
             i -= 1;
         } else {
-            push_cigar(&mut cigar, 1, 1);
+            push_cigar(&mut cigar, 1, 1)?;
             j -= 1;
         }
     }
     if i >= 0 {
-        push_cigar(&mut cigar, if min_intron_len > 0 && i >= min_intron_len { 3 } else { 2 }, i + 1);
+        push_cigar(&mut cigar, if min_intron_len > 0 && i >= min_intron_len { 3 } else { 2 }, i + 1)?;
     }
     if j >= 0 {
-        push_cigar(&mut cigar, 1, j + 1);
+        push_cigar(&mut cigar, 1, j + 1)?;
     }
     if !rev {
         cigar.reverse();
     }
-    cigar
+    Ok(cigar)
 }
 
 /// Hands the CIGAR over in a fresh `malloc` block of exactly `n_cigar` entries (none when empty).
-fn set_cigar(out: &mut KswResult, cigar: &[u32]) {
-    if cigar.is_empty() {
-        return;
-    }
-    // SAFETY: a fresh block of exactly n_cigar u32s, filled here; the caller frees it with free().
-    unsafe {
-        let cp = libc::malloc(cigar.len() * 4) as *mut u32;
-        assert!(!cp.is_null(), "out of memory");
-        std::ptr::copy_nonoverlapping(cigar.as_ptr(), cp, cigar.len());
-        out.cigar = cp;
-    }
+fn set_cigar(out: &mut KswResult, cigar: &[u32]) -> Result<(), OutOfMemory> {
+    out.cigar = malloc_copy(cigar)?;
     out.n_cigar = cigar.len() as i32;
+    Ok(())
 }

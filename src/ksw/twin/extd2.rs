@@ -11,6 +11,7 @@
 
 use super::common::{beats, extend, min_sc, reset, slices, take, Cells, Gaps, LongEdge, Setup};
 use crate::ksw::{KswExtd2Job, KswResult};
+use crate::memory::OutOfMemory;
 
 /// extd2's cells: the per-call constants of the core loop, as the `__m128i` broadcasts hold them (int8), and
 /// the boundary of the first row and column.
@@ -87,16 +88,17 @@ pub(crate) fn extd2_gaps(job: &KswExtd2Job, mat: &[i8]) -> Option<Gaps> {
 }
 
 /// Bit-exact twin of `ksw_extd2_sse` (SSE4.1 build). `out` is overwritten (not freed first); its CIGAR,
-/// when `n_cigar > 0`, is `malloc`ed in ksw2's `len<<4|op` encoding.
-pub fn extd2(job: &KswExtd2Job, out: &mut KswResult) {
+/// when `n_cigar > 0`, is `malloc`ed in ksw2's `len<<4|op` encoding. A job whose memory cannot be allocated
+/// is an error, `out` reset.
+pub fn extd2(job: &KswExtd2Job, out: &mut KswResult) -> Result<(), OutOfMemory> {
     reset(out);
     let (qlen, tlen, m) = (job.qlen, job.tlen, job.m as i32);
     if m <= 1 || qlen <= 0 || tlen <= 0 {
-        return;
+        return Ok(());
     }
     // SAFETY: the caller guarantees the job's pointers cover qlen, tlen and m*m elements.
     let (query, target, mat) = unsafe { slices(job.query, qlen, job.target, tlen, job.mat, m) };
-    let Some(g) = extd2_gaps(job, mat) else { return };
+    let Some(g) = extd2_gaps(job, mat) else { return Ok(()) };
     let (qi, ei, q2i, e2i) = (g.q as i32, g.e as i32, g.q2 as i32, g.e2 as i32);
     let edge = LongEdge { qe: qi + ei, e: ei, long_thres: g.long_thres, long_diff: g.long_diff, tail: -e2i };
     let c = Extd2 { q: g.q, q2: g.q2, qe: (qi + ei) as i8, qe2: (q2i + e2i) as i8, mch: mat[0], edge };

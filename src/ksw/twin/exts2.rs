@@ -23,6 +23,7 @@
 use super::common::{beats, extend, min_sc, reset, slices, take, Cells, Gaps, LongEdge, Setup};
 use crate::ksw::flag::{REV_CIGAR, SPLICE_CMPLX, SPLICE_FLANK, SPLICE_FOR, SPLICE_REV, SPLICE_SCORE};
 use crate::ksw::{KswExts2Job, KswResult};
+use crate::memory::{try_zeroed, OutOfMemory};
 
 const SPSC_OFFSET: i8 = 64;
 
@@ -211,25 +212,25 @@ pub(crate) fn exts2_gaps(job: &KswExts2Job, mat: &[i8]) -> Option<Gaps> {
 
 /// Bit-exact twin of `ksw_exts2_sse` (SSE4.1 build). `out` is overwritten (not freed first); its CIGAR,
 /// when `n_cigar > 0`, is `malloc`ed in ksw2's `len<<4|op` encoding (op 3 = N). `job.junc`, when not null,
-/// covers `tlen` bytes.
-pub fn exts2(job: &KswExts2Job, out: &mut KswResult) {
+/// covers `tlen` bytes. Out of memory: as [`super::extd2`].
+pub fn exts2(job: &KswExts2Job, out: &mut KswResult) -> Result<(), OutOfMemory> {
     reset(out);
     let (qlen, tlen, m) = (job.qlen, job.tlen, job.m as i32);
     if m <= 1 || qlen <= 0 || tlen <= 0 || job.q2 as i32 <= job.q as i32 + job.e as i32 {
-        return;
+        return Ok(());
     }
     let flag = job.flag;
     assert!(flag & SPLICE_FOR == 0 || flag & SPLICE_REV == 0, "ksw_exts2: SPLICE_FOR and SPLICE_REV both set");
     // SAFETY: the caller guarantees the job's pointers cover qlen, tlen, m*m and (junc) tlen elements.
     let (query, target, mat) = unsafe { slices(job.query, qlen, job.target, tlen, job.mat, m) };
     let junc = (!job.junc.is_null()).then(|| unsafe { std::slice::from_raw_parts(job.junc, tlen as usize) });
-    let Some(g) = exts2_gaps(job, mat) else { return };
+    let Some(g) = exts2_gaps(job, mat) else { return Ok(()) };
     let qe = g.qe_h;
     let edge = LongEdge { qe, e: g.e as i32, long_thres: g.long_thres, long_diff: g.long_diff, tail: 0 };
     let c = Exts2 { q: g.q, q2: g.q2, qe: qe as i8, edge };
 
     let tt16 = ((tlen + 15) / 16 * 16) as usize;
-    let (mut don, mut acc) = (vec![0i8; tt16], vec![0i8; tt16]);
+    let (mut don, mut acc) = (try_zeroed::<i8>(tt16)?, try_zeroed::<i8>(tt16)?);
     splice_signals(flag, target, junc, job.noncan, job.junc_bonus, job.junc_pen, &mut don, &mut acc);
     let setup = Setup {
         query,

@@ -21,6 +21,7 @@
 
 use super::common::{beats, extend, min_sc, reset, slices, take, Cells, Setup};
 use crate::ksw::{KswExtz2Job, KswResult};
+use crate::memory::OutOfMemory;
 
 /// extz2's cells: the per-call constants of the core loop, as the `__m128i` broadcasts hold them (int8).
 struct Extz2 {
@@ -91,12 +92,12 @@ impl Cells<2, 2, 0> for Extz2 {
 }
 
 /// Bit-exact twin of `ksw_extz2_sse` (SSE4.1 build). `out` is overwritten (not freed first); its CIGAR,
-/// when `n_cigar > 0`, is `malloc`ed in ksw2's `len<<4|op` encoding.
-pub fn extz2(job: &KswExtz2Job, out: &mut KswResult) {
+/// when `n_cigar > 0`, is `malloc`ed in ksw2's `len<<4|op` encoding. Out of memory: as [`super::extd2`].
+pub fn extz2(job: &KswExtz2Job, out: &mut KswResult) -> Result<(), OutOfMemory> {
     reset(out);
     let (qlen, tlen, m) = (job.qlen, job.tlen, job.m as i32);
     if m <= 0 || qlen <= 0 || tlen <= 0 {
-        return;
+        return Ok(());
     }
     let (q, e) = (job.q, job.e);
     let qe = q as i32 + e as i32; // int, not wrapped
@@ -106,7 +107,7 @@ pub fn extz2(job: &KswExtz2Job, out: &mut KswResult) {
     let c = Extz2 { q, qe, qe2: (qe * 2) as i8, max_sc: (mat[0] as i32 + qe * 2) as u8 };
     let sc_n: i8 = if mat[(m * m - 1) as usize] == 0 { (-(e as i32)) as i8 } else { mat[(m * m - 1) as usize] };
     if -min_sc(mat1, mat) > 2 * qe {
-        return;
+        return Ok(());
     }
     let setup = Setup {
         query,

@@ -12,6 +12,7 @@ mod traceback;
 mod vector;
 
 use super::{YdropJob, YdropResult, TRUNC_BOUNDS, TRUNC_FIRST_ROW, TRUNC_MIDWAY, TRUNC_NONE};
+use crate::memory::{malloc_copy, OutOfMemory};
 use std::cell::RefCell;
 use sweep::{Params, Scratch};
 pub(crate) use sweep::y_drop_tail;
@@ -145,13 +146,13 @@ pub struct Extent {
 }
 
 /// `ydrop_one_sided_align` for one job (its bounds, if any, checked well-formed); `out` is overwritten (not freed). Returns the
-/// prefixes of the sequences it read.
-pub fn one_sided(job: &YdropJob, out: &mut YdropResult) -> Extent {
+/// prefixes of the sequences it read, or an error (`out` empty) when the job's memory cannot be allocated.
+pub fn one_sided(job: &YdropJob, out: &mut YdropResult) -> Result<Extent, OutOfMemory> {
     one_sided_by(job, out, default_sweep())
 }
 
 /// [`one_sided`] with the given sweep.
-pub fn one_sided_by(job: &YdropJob, out: &mut YdropResult, sweep: Sweep) -> Extent {
+pub fn one_sided_by(job: &YdropJob, out: &mut YdropResult, sweep: Sweep) -> Result<Extent, OutOfMemory> {
     if job.bounds.is_null() {
         one_sided_with(job, out, &mut Unconstrained, sweep)
     } else {
@@ -162,15 +163,15 @@ pub fn one_sided_by(job: &YdropJob, out: &mut YdropResult, sweep: Sweep) -> Exte
 }
 
 /// [`one_sided`] under the given constraints (the job's `bounds` is not read).
-fn one_sided_with<K: Constraints>(job: &YdropJob, out: &mut YdropResult, constraints: &mut K, sweep: Sweep) -> Extent {
+fn one_sided_with<K: Constraints>(job: &YdropJob, out: &mut YdropResult, constraints: &mut K, sweep: Sweep) -> Result<Extent, OutOfMemory> {
     *out = YdropResult::EMPTY;
     if job.m == 0 || job.n == 0 {
-        return Extent::default();
+        return Ok(Extent::default());
     }
     // LASTZ dies ("not enough space in trace_back array") before the first row
     if sweep::y_drop_tail(job.gap_extend, job.y_drop, job.n) > job.tb_size as i32 {
         out.truncated = TRUNC_FIRST_ROW;
-        return Extent::default();
+        return Ok(Extent::default());
     }
     // SAFETY: the job's contract: m bases at a, n bases and one readable byte at b, a 256x256 matrix at
     // sub, all alive and unchanged for the call.
@@ -189,46 +190,53 @@ fn one_sided_with<K: Constraints>(job: &YdropJob, out: &mut YdropResult, constra
         trim_to_peak: job.trim_to_peak != 0,
         tb_len: job.tb_size as i32,
     };
-    SCRATCH.with_borrow_mut(|(scratch, ops, rows)| {
-        // (the traceback's whole size at once, as LASTZ allocates its own)
-        reserve_traceback(&mut scratch.tb, params.tb_len.max(0) as usize);
-        let vector = match sweep {
-            Sweep::Spec => None,
-            _ => vector::fill(a, b, &params, constraints, scratch, rows, sweep.lanes()),
-        };
-        let f = vector.unwrap_or_else(|| {
-            constraints.restart();
-            sweep::fill(a, b, &params, constraints, scratch)
-        });
-        // (one traceback byte per cell)
-        CELLS.fetch_add(scratch.tb.len() as u64, std::sync::atomic::Ordering::Relaxed);
-        if f.beyond_bounds {
-            out.truncated = TRUNC_BOUNDS;
-            return Extent { a: f.a_read, b: f.b_read };
+    SCRATCH.with_borrow_mut(|memory| {
+        let ran = sweep_and_trace(a, b, &params, constraints, sweep, memory, out);
+        if ran.is_err() {
+            // what the failed job grew goes back: the thread keeps no scratch it could not use
+            *memory = Default::default();
         }
-        traceback::trace(scratch, f.end1, f.end2, ops);
-        *out = YdropResult {
-            score: f.score(),
-            end1: f.end1,
-            end2: f.end2,
-            truncated: if f.truncated { TRUNC_MIDWAY } else { TRUNC_NONE },
-            n_ops: ops.len() as u32,
-            ops: malloc_copy(ops),
-        };
-        Extent { a: f.a_read, b: f.b_read }
+        ran
     })
 }
 
-/// A `malloc`ed copy (null when empty): results own their ops and C frees them.
-pub(crate) fn malloc_copy(v: &[u32]) -> *mut u32 {
-    if v.is_empty() {
-        return std::ptr::null_mut();
+/// The fill and traceback of [`one_sided_with`] in this thread's memory.
+fn sweep_and_trace<K: Constraints>(
+    a: &[u8],
+    b: &[u8],
+    params: &Params,
+    constraints: &mut K,
+    sweep: Sweep,
+    (scratch, ops, rows): &mut (Scratch, Vec<u32>, vector::Rows),
+    out: &mut YdropResult,
+) -> Result<Extent, OutOfMemory> {
+    // (the traceback's whole size at once, as LASTZ allocates its own)
+    reserve_traceback(&mut scratch.tb, params.tb_len.max(0) as usize);
+    let vector = match sweep {
+        Sweep::Spec => None,
+        _ => vector::fill(a, b, params, constraints, scratch, rows, sweep.lanes())?,
+    };
+    let f = match vector {
+        Some(f) => f,
+        None => {
+            constraints.restart();
+            sweep::fill(a, b, params, constraints, scratch)?
+        }
+    };
+    // (one traceback byte per cell)
+    CELLS.fetch_add(scratch.tb.len() as u64, std::sync::atomic::Ordering::Relaxed);
+    if f.beyond_bounds {
+        out.truncated = TRUNC_BOUNDS;
+        return Ok(Extent { a: f.a_read, b: f.b_read });
     }
-    // SAFETY: a fresh block of exactly v.len() u32s, filled here; the caller frees it with free().
-    unsafe {
-        let p = libc::malloc(std::mem::size_of_val(v)) as *mut u32;
-        assert!(!p.is_null(), "out of memory");
-        std::ptr::copy_nonoverlapping(v.as_ptr(), p, v.len());
-        p
-    }
+    traceback::trace(scratch, f.end1, f.end2, ops)?;
+    *out = YdropResult {
+        score: f.score(),
+        end1: f.end1,
+        end2: f.end2,
+        truncated: if f.truncated { TRUNC_MIDWAY } else { TRUNC_NONE },
+        n_ops: ops.len() as u32,
+        ops: malloc_copy(ops)?,
+    };
+    Ok(Extent { a: f.a_read, b: f.b_read })
 }

@@ -12,6 +12,7 @@
 //! not serve, or any difference, rejects the result (the caller runs the call).
 
 use super::{bounded::Bounded, default_sweep, one_sided_with, Constraints, Extent, Sweep, Unconstrained};
+use crate::memory::OutOfMemory;
 use crate::ydrop::{YdropJob, YdropResult};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -172,12 +173,12 @@ impl<K: Constraints> Constraints for Recorder<'_, K> {
 
 /// `ydrop_one_sided_align` for `job` under its own `bounds` (the earlier alignments known when it runs, or
 /// none), recording its envelope into `env`; as [`super::one_sided`] otherwise.
-pub fn run_recorded(job: &YdropJob, out: &mut YdropResult, env: &mut Envelope) -> Extent {
+pub fn run_recorded(job: &YdropJob, out: &mut YdropResult, env: &mut Envelope) -> Result<Extent, OutOfMemory> {
     run_recorded_by(job, out, env, default_sweep())
 }
 
 /// [`run_recorded`] with the given sweep.
-pub fn run_recorded_by(job: &YdropJob, out: &mut YdropResult, env: &mut Envelope, sweep: Sweep) -> Extent {
+pub fn run_recorded_by(job: &YdropJob, out: &mut YdropResult, env: &mut Envelope, sweep: Sweep) -> Result<Extent, OutOfMemory> {
     env.ran_under = None;
     env.rows.clear();
     env.masks.clear();

@@ -8,6 +8,7 @@
 //! so nothing depends on an argument that the difference could never matter.
 
 use super::Constraints;
+use crate::memory::{try_push, try_reserve, try_resize, OutOfMemory};
 
 /// LASTZ's `negInfinity` for `score_type=I`: `(s32)(0.9 * INT32_MIN)`.
 pub(crate) const NEG_INF: i32 = -1_932_735_283;
@@ -87,38 +88,41 @@ pub(crate) fn row0(n: u32, gap_e: i32, gap_oe: i32, y_drop: i32) -> impl Iterato
 
 impl Scratch {
     /// Starts a fill's traceback with row 0's `len` links: none from its first cell, insertions after it.
-    pub(crate) fn start_fill(&mut self, len: u32) {
+    pub(crate) fn start_fill(&mut self, len: u32) -> Result<(), OutOfMemory> {
         self.tb.clear();
         self.tb_row.clear();
         self.tb_row.push(0);
         self.tb.push(0);
-        self.tb.resize(len as usize, FROM_I);
+        try_resize(&mut self.tb, len as usize, FROM_I)
     }
 
     /// Starts `row` (both sweeps): lets `bounds` move `[ly, ry)`, widens an empty range to `ly`, checks that
-    /// the row fits the traceback memory and records where its links start.
+    /// the row fits the traceback memory, makes room for its links and records where they start. An error
+    /// when that room cannot be allocated.
     #[inline(always)]
-    pub(crate) fn start_row<K: Constraints>(&mut self, bounds: &mut K, p: &Params, y_drop_tail: i32, row: u32, ly: &mut u32, ry: &mut u32) -> RowStart {
+    pub(crate) fn start_row<K: Constraints>(&mut self, bounds: &mut K, p: &Params, y_drop_tail: i32, row: u32, ly: &mut u32, ry: &mut u32) -> Result<RowStart, OutOfMemory> {
         if !bounds.enter_row(row, ly, ry) {
-            return RowStart::BeyondBounds;
+            return Ok(RowStart::BeyondBounds);
         }
         if *ry < *ly {
             *ry = *ly;
         }
         let tb_needed = (*ry - *ly).wrapping_add(y_drop_tail as u32) as i32;
         if self.tb.len() as i64 + tb_needed as i64 >= p.tb_len as i64 {
-            return RowStart::Truncated;
+            return Ok(RowStart::Truncated);
         }
-        self.tb_row.push((self.tb.len() as u32).wrapping_sub(*ly));
-        RowStart::Entered(tb_needed)
+        // (LASTZ allocates its traceback whole: here the most this row may take is asked for before it runs)
+        try_reserve(&mut self.tb, tb_needed.max(0) as usize)?;
+        try_push(&mut self.tb_row, (self.tb.len() as u32).wrapping_sub(*ly))?;
+        Ok(RowStart::Entered(tb_needed))
     }
 
     /// Makes cell `k` writable (LASTZ sizes its row array per row; growing on demand gives the same cells).
-    fn cell(&mut self, k: usize) -> &mut Cell {
+    fn cell(&mut self, k: usize) -> Result<&mut Cell, OutOfMemory> {
         if k >= self.cells.len() {
-            self.cells.resize(k + 1, Cell::default());
+            try_resize(&mut self.cells, k + 1, Cell::default())?;
         }
-        &mut self.cells[k]
+        Ok(&mut self.cells[k])
     }
 }
 
@@ -180,8 +184,9 @@ impl Fill {
 
 /// Runs the sweep over `a` (rows, `m = a.len()`) and `b` (columns; `b.len() == n + 1`: LASTZ reads the
 /// byte after the last base, and the last proposal of a row uses it before it is thrown away). The caller
-/// has checked that `yDropTail` fits `tb_len` and that both sequences are non-empty.
-pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut K, s: &mut Scratch) -> Fill {
+/// has checked that `yDropTail` fits `tb_len` and that both sequences are non-empty. An error when the
+/// sweep's memory cannot be allocated.
+pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut K, s: &mut Scratch) -> Result<Fill, OutOfMemory> {
     let m = a.len() as u32;
     let n = (b.len() - 1) as u32;
     let gap_e = p.gap_extend;
@@ -191,10 +196,10 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
 
     let mut ry: u32 = 0;
     for (c, d) in row0(n, gap_e, gap_oe, y_drop) {
-        *s.cell(ry as usize) = Cell { c, d };
+        *s.cell(ry as usize)? = Cell { c, d };
         ry += 1;
     }
-    s.start_fill(ry);
+    s.start_fill(ry)?;
 
     let mut ly: u32 = 0;
     let mut f = Fill::START;
@@ -205,9 +210,9 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
 
     for row in 1..=m {
         let prev_ly = ly;
-        let Some(tb_needed) = f.enter(s.start_row(bounds, p, y_drop_tail, row, &mut ly, &mut ry)) else { break };
+        let Some(tb_needed) = f.enter(s.start_row(bounds, p, y_drop_tail, row, &mut ly, &mut ry)?) else { break };
         if s.cells.len() < tb_needed.max(0) as usize {
-            s.cells.resize(tb_needed as usize, Cell::default());
+            try_resize(&mut s.cells, tb_needed as usize, Cell::default())?;
         }
 
         let sub: &[i32; 256] = p.sub[a[row as usize - 1] as usize * 256..][..256].try_into().unwrap();
@@ -310,20 +315,20 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
         } else {
             // the row reached its right bound: prolong it with insertions for the row above's overhang
             while i >= floor && ry as i64 <= nn {
-                *s.cell(dq) = Cell { c: i, d: i.wrapping_sub(gap_oe) };
+                *s.cell(dq)? = Cell { c: i, d: i.wrapping_sub(gap_oe) };
                 dq += 1;
                 i = i.wrapping_sub(gap_e);
-                s.tb.push(FROM_I);
+                try_push(&mut s.tb, FROM_I)?;
                 ry += 1;
             }
         }
         // the terminator: a dead cell nothing steps from, with no traceback byte
         bounds.limit_tested(ry_tested.min(ry), ry);
         if ry as i64 <= nn {
-            *s.cell(dq) = Cell { c: NEG_INF, d: NEG_INF };
+            *s.cell(dq)? = Cell { c: NEG_INF, d: NEG_INF };
             ry += 1;
         }
     }
 
-    Fill { best, boundary, end1, end2, end_is_boundary, ..f }
+    Ok(Fill { best, boundary, end1, end2, end_is_boundary, ..f })
 }

@@ -2,19 +2,21 @@
 //! script as LASTZ's `edit_script_add` does (one op per step, merged into the tail run).
 
 use super::sweep::{Scratch, D_EXTEND, FROM_D, FROM_I, I_EXTEND};
+use crate::memory::{try_push, OutOfMemory};
 use crate::ydrop::op;
 
 /// Appends one step of `kind` to a script in LASTZ's editop encoding (`run << 2 | op`).
-fn add_step(ops: &mut Vec<u32>, kind: u32) {
+fn add_step(ops: &mut Vec<u32>, kind: u32) -> Result<(), OutOfMemory> {
     match ops.last_mut() {
         Some(tail) if op::kind(*tail) == kind && op::run(*tail) < op::MAX_RUN => *tail += 1 << 2,
-        _ => ops.push(1 << 2 | kind),
+        _ => try_push(ops, 1 << 2 | kind)?,
     }
+    Ok(())
 }
 
 /// The ops from (end1, end2) to (0, 0), in traceback order: a link's extend bit is followed only when the
-/// step before it came through the same gap.
-pub(crate) fn trace(s: &Scratch, end1: u32, end2: u32, ops: &mut Vec<u32>) {
+/// step before it came through the same gap. An error when `ops` cannot grow.
+pub(crate) fn trace(s: &Scratch, end1: u32, end2: u32, ops: &mut Vec<u32>) -> Result<(), OutOfMemory> {
     ops.clear();
     let (mut row, mut col) = (end1, end2);
     let mut prev = 0u8;
@@ -30,18 +32,19 @@ pub(crate) fn trace(s: &Scratch, end1: u32, end2: u32, ops: &mut Vec<u32>) {
         match step {
             FROM_I => {
                 col -= 1;
-                add_step(ops, op::INS);
+                add_step(ops, op::INS)?;
             }
             FROM_D => {
                 row -= 1;
-                add_step(ops, op::DEL);
+                add_step(ops, op::DEL)?;
             }
             _ => {
                 row -= 1;
                 col -= 1;
-                add_step(ops, op::SUB);
+                add_step(ops, op::SUB)?;
             }
         }
         prev = step;
     }
+    Ok(())
 }

@@ -14,6 +14,7 @@
 
 use super::sweep::{row0, y_drop_tail, Fill, Params, Scratch, FROM_I, NEG_INF};
 use super::Constraints;
+use crate::memory::{try_push, try_reserve, try_resize, OutOfMemory};
 
 const SUB_ABS_MAX: u32 = 1 << 27;
 const GAP_OE_MAX: i64 = 1 << 24;
@@ -60,14 +61,16 @@ pub(crate) fn available(lanes: usize) -> bool {
     }
 }
 
-fn grow(v: &mut Vec<i32>, len: usize) {
+fn grow(v: &mut Vec<i32>, len: usize) -> Result<(), OutOfMemory> {
     if v.len() < len {
-        v.resize(len, NEG_INF);
+        try_resize(v, len, NEG_INF)?;
     }
+    Ok(())
 }
 
 /// [`super::sweep::fill`] in `lanes` (8 or 16) lanes, or None (the constraints may have been queried) when the
-/// CPU lacks them or the call is not one the vector sweep can do exactly.
+/// CPU lacks them or the call is not one the vector sweep can do exactly. An error when the sweep's memory
+/// cannot be allocated.
 pub(crate) fn fill<K: Constraints>(
     a: &[u8],
     b: &[u8],
@@ -76,7 +79,7 @@ pub(crate) fn fill<K: Constraints>(
     s: &mut Scratch,
     v: &mut Rows,
     lanes: usize,
-) -> Option<Fill> {
+) -> Result<Option<Fill>, OutOfMemory> {
     let m = a.len() as u32;
     let n = (b.len() - 1) as u32;
     let admitted = available(lanes)
@@ -86,7 +89,7 @@ pub(crate) fn fill<K: Constraints>(
         && (0..=Y_DROP_MAX).contains(&p.y_drop)
         && p.gap_open as i64 + p.gap_extend as i64 <= GAP_OE_MAX;
     if !admitted {
-        return None;
+        return Ok(None);
     }
     let gap_e = p.gap_extend;
     let gap_oe = p.gap_open + gap_e;
@@ -104,25 +107,25 @@ pub(crate) fn fill<K: Constraints>(
     v.prev_c.resize(PAD, NEG_INF);
     v.prev_d.resize(PAD, NEG_INF);
     for (c, d) in row0(n, gap_e, gap_oe, y_drop) {
-        v.prev_c.push(c);
-        v.prev_d.push(d);
+        try_push(&mut v.prev_c, c)?;
+        try_push(&mut v.prev_d, d)?;
     }
     let mut ry = (v.prev_c.len() - PAD) as u32;
-    s.start_fill(ry);
+    s.start_fill(ry)?;
     let mut prev_base: u32 = 0;
 
     let mut ly: u32 = 0;
     let mut f = Fill::START;
 
     for row in 1..=m {
-        if f.enter(s.start_row(bounds, p, y_drop_tail, row, &mut ly, &mut ry)).is_none() {
+        if f.enter(s.start_row(bounds, p, y_drop_tail, row, &mut ly, &mut ry)?).is_none() {
             break;
         }
         let x = a[row as usize - 1] as usize;
         let srow: &[i32; 256] = p.sub[x * 256..][..256].try_into().unwrap();
         if v.slot_of[x] == NO_SLOT {
             if !srow.iter().all(|v| v.unsigned_abs() <= SUB_ABS_MAX) || v.filled.len() >= NO_SLOT as usize {
-                return None;
+                return Ok(None);
             }
             v.slot_of[x] = v.filled.len() as u8;
             v.filled.push(0);
@@ -132,7 +135,7 @@ pub(crate) fn fill<K: Constraints>(
         }
         let slot = v.slot_of[x] as usize;
         if f.best > BEST_MAX {
-            return None;
+            return Ok(None);
         }
         f.a_read = row;
 
@@ -140,12 +143,12 @@ pub(crate) fn fill<K: Constraints>(
         let stop = ry.min(n + 1);
         let width = stop.saturating_sub(ly0) as usize;
         if width as i64 * gap_e as i64 > ROW_GAP_MAX {
-            return None;
+            return Ok(None);
         }
-        grow(&mut v.prev_c, PAD + (stop.max(ly0) - prev_base) as usize + TAIL);
-        grow(&mut v.prev_d, PAD + (stop.max(ly0) - prev_base) as usize + TAIL);
-        grow(&mut v.cur_c, PAD + width + TAIL);
-        grow(&mut v.cur_d, PAD + width + TAIL);
+        grow(&mut v.prev_c, PAD + (stop.max(ly0) - prev_base) as usize + TAIL)?;
+        grow(&mut v.prev_d, PAD + (stop.max(ly0) - prev_base) as usize + TAIL)?;
+        grow(&mut v.cur_c, PAD + width + TAIL)?;
+        grow(&mut v.cur_d, PAD + width + TAIL)?;
         let mut i_end = NEG_INF;
         let mut np_col = ly0;
         let mut first_live = None;
@@ -155,7 +158,7 @@ pub(crate) fn fill<K: Constraints>(
             let need = stop as usize - 1;
             if *filled < need {
                 if profile.len() < need + TAIL {
-                    profile.resize((need + TAIL).max(2 * profile.len()), 0);
+                    try_resize(profile, (need + TAIL).max(2 * profile.len()), 0)?;
                 }
                 for (k, &bc) in b[*filled..need].iter().enumerate() {
                     profile[*filled + k] = srow[bc as usize];
@@ -172,7 +175,7 @@ pub(crate) fn fill<K: Constraints>(
                 bnd_col: if !p.trim_to_peak && n >= ly0 && n < stop { (n - ly0) as usize } else { usize::MAX },
             };
             let tb_at = s.tb.len();
-            s.tb.reserve(width + TAIL);
+            try_reserve(&mut s.tb, width + TAIL)?;
             let pb = (ly0 - prev_base) as usize + PAD;
             let io = RowIo {
                 pc: v.prev_c.as_ptr().wrapping_add(pb),
@@ -223,20 +226,20 @@ pub(crate) fn fill<K: Constraints>(
             // the row reached its right bound: prolong it with insertions for the row above's overhang
             while i >= floor && ry as i64 <= nn {
                 let k = PAD + (ry - ly0) as usize;
-                grow(&mut v.cur_c, k + 1);
-                grow(&mut v.cur_d, k + 1);
+                grow(&mut v.cur_c, k + 1)?;
+                grow(&mut v.cur_d, k + 1)?;
                 v.cur_c[k] = i;
                 v.cur_d[k] = i.wrapping_sub(gap_oe);
                 i = i.wrapping_sub(gap_e);
-                s.tb.push(FROM_I);
+                try_push(&mut s.tb, FROM_I)?;
                 ry += 1;
             }
         }
         bounds.limit_tested(ry_tested.min(ry), ry);
         if ry as i64 <= nn {
             let k = PAD + (ry - ly0) as usize;
-            grow(&mut v.cur_c, k + 1);
-            grow(&mut v.cur_d, k + 1);
+            grow(&mut v.cur_c, k + 1)?;
+            grow(&mut v.cur_d, k + 1)?;
             v.cur_c[k] = NEG_INF;
             v.cur_d[k] = NEG_INF;
             ry += 1;
@@ -246,7 +249,7 @@ pub(crate) fn fill<K: Constraints>(
         prev_base = ly0;
     }
 
-    Some(f)
+    Ok(Some(f))
 }
 
 /// A row's scoring and which of its cells may be boundary ends (`--noytrim`).
