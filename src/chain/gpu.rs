@@ -62,14 +62,21 @@ enum Download {
     All,
 }
 
-/// A launch in flight: page-locked buffers the kernel writes each job's results into as it ends (see
-/// chain_fill's `out` and `info`), and everything the stream uses until it has passed the launch.
-struct Launched {
+/// A launch's page-locked buffers: those the kernel writes each job's results into as it ends (see
+/// chain_fill's `out` and `info`), and the anchors uploaded.
+struct Staged {
     /// the arrays asked for, back to back (each an i32 array of `total`, in the order f, p, v, t)
     out: PinnedHostSlice<u8>,
     /// per job: its done flag, then its three counters
     info: PinnedHostSlice<u8>,
     up: PinnedHostSlice<u8>,
+}
+
+/// A launch in flight: its page-locked buffers, and everything the stream uses until it has passed the launch.
+struct Launched<'a> {
+    /// None once [`Launched::finish`] has handed the buffers back.
+    staged: Option<Staged>,
+    st: &'a CudaStream,
     total: usize,
     off: Vec<i64>,
     /// the launch's jobs, longest first (the kernel's order)
@@ -81,14 +88,29 @@ struct Launched {
     _device: (CudaSlice<u64>, CudaSlice<i64>, Vec<CudaSlice<i32>>),
 }
 
-impl Launched {
+impl Drop for Launched<'_> {
+    fn drop(&mut self) {
+        // Not finished (an error ended the batch): the stream may still read `up` and the kernel write `out` and
+        // `info`, so they are freed only once it has passed them (a device writing freed memory faults, and the
+        // fault spoils the context for every later batch).
+        if self.staged.is_some() {
+            let _ = self.st.synchronize();
+        }
+    }
+}
+
+impl Launched<'_> {
+    fn staged(&self) -> &Staged {
+        self.staged.as_ref().expect("a launch holds its buffers until finished")
+    }
+
     fn words(&self) -> &[AtomicU64] {
         // SAFETY: page-aligned, 4 u64 per job, written by the device while the host reads: atomics.
         unsafe { std::slice::from_raw_parts(self.info_ptr().cast::<AtomicU64>(), 4 * self.off.len()) }
     }
 
     fn info_ptr(&self) -> *const u8 {
-        self.info.as_ptr().expect("a page-locked buffer with no copy queued")
+        self.staged().info.as_ptr().expect("a page-locked buffer with no copy queued")
     }
 
     /// Whether job `j` of the launch has ended and its results are all in `out` and `info`.
@@ -104,9 +126,10 @@ impl Launched {
 
     /// Array `k` (0 f, 1 p, 2 v, 3 t) of the launch's job `j` (whose job has `n` anchors), once it is done.
     fn array(&self, k: usize, j: usize, n: usize) -> &[i32] {
-        let bytes = self.out.as_ptr().expect("a page-locked buffer with no copy queued");
+        let out = &self.staged().out;
+        let bytes = out.as_ptr().expect("a page-locked buffer with no copy queued");
         let lo = k * self.total + self.off[j] as usize;
-        assert!(4 * (lo + n) <= self.out.len());
+        assert!(4 * (lo + n) <= out.len());
         // SAFETY: in bounds (above) of the page-aligned buffer; the job's part was written before its flag, which
         // the caller has seen, and the device writes no more to it.
         unsafe { std::slice::from_raw_parts(bytes.cast::<i32>().add(lo), n) }
@@ -131,7 +154,7 @@ impl Launched {
     }
 
     /// Waits for the stream to pass the launch (errors included) and hands the buffers back.
-    fn finish(self, rt: &GpuRuntime, profile: bool, t_taken: Duration) -> Result<(), String> {
+    fn finish(mut self, rt: &GpuRuntime, profile: bool, t_taken: Duration) -> Result<(), String> {
         let [e0, e1, e2] = &self.events;
         e2.synchronize().map_err(|e| format!("chain gpu sync: {e:?}"))?;
         if profile {
@@ -147,9 +170,10 @@ impl Launched {
                 t_taken.as_secs_f64() * 1e3,
             );
         }
-        rt.give_staging(self.up);
-        rt.give_staging(self.out);
-        rt.give_staging(self.info);
+        let staged = self.staged.take().expect("a launch holds its buffers until finished");
+        rt.give_staging(staged.up);
+        rt.give_staging(staged.out);
+        rt.give_staging(staged.info);
         Ok(())
     }
 }
@@ -235,16 +259,16 @@ pub fn fill_batch_gpu(rt: &GpuRuntime, jobs: &[ChainDpJob]) -> Result<Vec<Fill>,
 
 /// Queues one launch of the jobs `idx` (`total` anchors): upload, kernel (which hands each job's results over as
 /// it ends).
-fn enqueue(
+fn enqueue<'a>(
     rt: &GpuRuntime,
-    st: &Arc<CudaStream>,
+    st: &'a Arc<CudaStream>,
     func: &cudarc::driver::CudaFunction,
     sms: usize,
     jobs: &[ChainDpJob],
     idx: &[usize],
     total: usize,
     download: Download,
-) -> Result<Launched, String> {
+) -> Result<Launched<'a>, String> {
     let err = |what: &str, e: cudarc::driver::DriverError| format!("chain gpu {what}: {e:?}");
     let t0 = Instant::now();
     let nj = idx.len();
@@ -287,67 +311,75 @@ fn enqueue(
     let mut info = rt.take_staging(32 * nj)?;
     info.as_mut_slice().map_err(|e| err("staging", e))?[..32 * nj].fill(0);
     let t_host = t0.elapsed();
-    let e0 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map_err(|e| err("event", e))?;
-    // SAFETY: filled by the copy right after.
-    let mut d_a = unsafe { st.alloc::<u64>(2 * total) }.map_err(|e| err("alloc", e))?;
-    {
-        let (dst, _record) = d_a.device_ptr_mut(st);
-        let bytes = up.as_slice().map_err(|e| err("staging", e))?;
-        // SAFETY: dst holds 16 * total bytes; the staging buffer stays unchanged until the stream is waited on.
-        unsafe { cudarc::driver::result::memcpy_htod_async(dst, &bytes[..16 * total], st.cu_stream()) }
-            .map_err(|e| err("upload", e))?;
-    }
-    let d_off = st.clone_htod(&off).map_err(|e| err("upload", e))?;
-    let d_n = st.clone_htod(&cnt_n).map_err(|e| err("upload", e))?;
-    let d_par = st.clone_htod(&par).map_err(|e| err("upload", e))?;
-    let d_order = st.clone_htod(&order).map_err(|e| err("upload", e))?;
-    // SAFETY: the kernel writes f, p and v of every anchor before any read; t is read, so it is zeroed.
-    let mut d_f = unsafe { st.alloc::<i32>(total) }.map_err(|e| err("alloc", e))?;
-    let mut d_p = unsafe { st.alloc::<i32>(total) }.map_err(|e| err("alloc", e))?;
-    let mut d_v = unsafe { st.alloc::<i32>(total) }.map_err(|e| err("alloc", e))?;
-    let mut d_t = st.alloc_zeros::<i32>(total).map_err(|e| err("alloc", e))?;
-    let mut d_next = st.alloc_zeros::<i32>(1).map_err(|e| err("alloc", e))?;
-    let e1 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map_err(|e| err("event", e))?;
-    // persistent warps, as many as the device holds and the jobs need
-    let blocks = nj.div_ceil(WARPS_PER_BLOCK).min(sms * 8);
-    let cfg = LaunchConfig {
-        grid_dim: (blocks as u32, 1, 1),
-        block_dim: (32 * WARPS_PER_BLOCK as u32, 1, 1),
-        shared_mem_bytes: 0,
+    let staged = Staged { out, info, up };
+    let queue = || {
+        let e0 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map_err(|e| err("event", e))?;
+        // SAFETY: filled by the copy right after.
+        let mut d_a = unsafe { st.alloc::<u64>(2 * total) }.map_err(|e| err("alloc", e))?;
+        {
+            let (dst, _record) = d_a.device_ptr_mut(st);
+            let bytes = staged.up.as_slice().map_err(|e| err("staging", e))?;
+            // SAFETY: dst holds 16 * total bytes; the staging buffer stays unchanged until the stream is waited on.
+            unsafe { cudarc::driver::result::memcpy_htod_async(dst, &bytes[..16 * total], st.cu_stream()) }
+                .map_err(|e| err("upload", e))?;
+        }
+        let d_off = st.clone_htod(&off).map_err(|e| err("upload", e))?;
+        let d_n = st.clone_htod(&cnt_n).map_err(|e| err("upload", e))?;
+        let d_par = st.clone_htod(&par).map_err(|e| err("upload", e))?;
+        let d_order = st.clone_htod(&order).map_err(|e| err("upload", e))?;
+        // SAFETY: the kernel writes f, p and v of every anchor before any read; t is read, so it is zeroed.
+        let mut d_f = unsafe { st.alloc::<i32>(total) }.map_err(|e| err("alloc", e))?;
+        let mut d_p = unsafe { st.alloc::<i32>(total) }.map_err(|e| err("alloc", e))?;
+        let mut d_v = unsafe { st.alloc::<i32>(total) }.map_err(|e| err("alloc", e))?;
+        let mut d_t = st.alloc_zeros::<i32>(total).map_err(|e| err("alloc", e))?;
+        let mut d_next = st.alloc_zeros::<i32>(1).map_err(|e| err("alloc", e))?;
+        let e1 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map_err(|e| err("event", e))?;
+        // persistent warps, as many as the device holds and the jobs need
+        let blocks = nj.div_ceil(WARPS_PER_BLOCK).min(sms * 8);
+        let cfg = LaunchConfig {
+            grid_dim: (blocks as u32, 1, 1),
+            block_dim: (32 * WARPS_PER_BLOCK as u32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // page-locked memory has the same address on the device (unified addressing)
+        let out_ptr = staged.out.as_ptr().map_err(|e| err("staging", e))? as u64;
+        let info_ptr = staged.info.as_ptr().map_err(|e| err("staging", e))? as u64;
+        let (nj_, total_, arrays_) = (nj as i32, total as i64, arrays as i32);
+        {
+            let mut l = st.launch_builder(func);
+            l.arg(&d_a).arg(&d_off).arg(&d_n).arg(&d_par).arg(&d_order).arg(&nj_);
+            l.arg(&mut d_f).arg(&mut d_p).arg(&mut d_v).arg(&mut d_t).arg(&mut d_next);
+            l.arg(&out_ptr).arg(&total_).arg(&arrays_).arg(&info_ptr);
+            // SAFETY: the arguments match chain_fill's signature; every per-anchor buffer holds `total` elements
+            // and the job tables `nj` (par one ChainParams per job), as the offsets above index them; out holds `arrays`
+            // arrays of `total` i32s and info 4 u64 per job, page-locked, untouched by the host until a job's flag.
+            unsafe { l.launch(cfg) }.map_err(|e| err("launch", e))?;
+        }
+        // blocking sync: a default event's wait spins a core
+        let e2 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC)).map_err(|e| err("event", e))?;
+        Ok(([e0, e1, e2], (d_a, d_off, vec![d_f, d_p, d_v, d_t, d_n, d_par, d_order, d_next])))
     };
-    // page-locked memory has the same address on the device (unified addressing)
-    let out_ptr = out.as_ptr().map_err(|e| err("staging", e))? as u64;
-    let info_ptr = info.as_ptr().map_err(|e| err("staging", e))? as u64;
-    let (nj_, total_, arrays_) = (nj as i32, total as i64, arrays as i32);
-    {
-        let mut l = st.launch_builder(func);
-        l.arg(&d_a).arg(&d_off).arg(&d_n).arg(&d_par).arg(&d_order).arg(&nj_);
-        l.arg(&mut d_f).arg(&mut d_p).arg(&mut d_v).arg(&mut d_t).arg(&mut d_next);
-        l.arg(&out_ptr).arg(&total_).arg(&arrays_).arg(&info_ptr);
-        // SAFETY: the arguments match chain_fill's signature; every per-anchor buffer holds `total` elements
-        // and the job tables `nj` (par one ChainParams per job), as the offsets above index them; out holds `arrays`
-        // arrays of `total` i32s and info 4 u64 per job, page-locked, untouched by the host until a job's flag.
-        unsafe { l.launch(cfg) }.map_err(|e| err("launch", e))?;
-    }
-    // blocking sync: a default event's wait spins a core
-    let e2 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC)).map_err(|e| err("event", e))?;
+    // after an error the stream may still read `up`: waited for before the buffers are freed (as in `Launched`)
+    let (events, device) = queue().inspect_err(|_: &String| {
+        let _ = st.synchronize();
+    })?;
     Ok(Launched {
-        out,
-        info,
-        up,
+        staged: Some(staged),
+        st,
         total,
         off,
         order,
         largest: cnt_n.iter().copied().max().unwrap_or(0),
         t0,
         t_host,
-        events: [e0, e1, e2],
-        _device: (d_a, d_off, vec![d_f, d_p, d_v, d_t, d_n, d_par, d_order, d_next]),
+        events,
+        _device: device,
     })
 }
 
 /// `mg_lchain_dp` for every job: the fill on the GPU, backtrack and compaction on the CPU (all cores, from the
-/// downloaded `f` and `p` with per-thread scratch), each job as soon as its launch is back. `results[i]` is overwritten (not freed first).
+/// downloaded `f` and `p` with per-thread scratch), each job as soon as its launch is back. `results[i]` is overwritten (not freed first);
+/// after an error, nothing this call allocated is left in them.
 pub fn dp_batch_gpu(rt: &GpuRuntime, jobs: &[ChainDpJob], results: &mut [ChainDpResult]) -> Result<(), String> {
     if jobs.len() != results.len() {
         return Err(format!("{} jobs but {} results", jobs.len(), results.len()));
@@ -361,7 +393,8 @@ pub fn dp_batch_gpu(rt: &GpuRuntime, jobs: &[ChainDpJob], results: &mut [ChainDp
     thread_local! {
         static SCRATCH: std::cell::RefCell<(Vec<i32>, Vec<i32>)> = Default::default();
     }
-    for_each_launched(rt, jobs, Download::FP, &|i, l, k| {
+    let made: Vec<AtomicBool> = jobs.iter().map(|_| AtomicBool::new(false)).collect();
+    let ran = for_each_launched(rt, jobs, Download::FP, &|i, l, k| {
         let n = jobs[i].n_anchors as usize;
         SCRATCH.with_borrow_mut(|(v, t)| {
             v.resize(n, 0);
@@ -369,5 +402,16 @@ pub fn dp_batch_gpu(rt: &GpuRuntime, jobs: &[ChainDpJob], results: &mut [ChainDp
             let out = &mut **outs[i].lock().unwrap_or_else(|e| e.into_inner());
             twin::finish_with(&jobs[i], l.array(0, k, n), l.array(1, k, n), &mut v[..n], &mut t[..n], out);
         });
-    })
+        made[i].store(true, Ordering::Relaxed);
+    });
+    if ran.is_err() {
+        // a failed batch leaves nothing allocated: the caller runs it again (the jobs' results made before the
+        // error are freed)
+        for (o, made) in outs.iter().zip(&made) {
+            if made.load(Ordering::Relaxed) {
+                o.lock().unwrap_or_else(|e| e.into_inner()).release();
+            }
+        }
+    }
+    ran
 }

@@ -396,7 +396,9 @@ fn run_group<J: GpuJob>(rt: &GpuRuntime, k: &Kernels, jobs: &[J], group: &[Prep]
                 match run_chunk(rt, &st, &mut staging, k, jobs, &group[launches[i].clone()], threads, smem, global, cfg.profile) {
                     Ok(v) => out.extend(v),
                     Err(e) => {
-                        // a copy from the staging buffer may still be in flight: it is freed, not kept
+                        // the stream may still read the staging buffer: waited for, then freed (not kept, as the
+                        // wait may fail too)
+                        let _ = st.synchronize();
                         failed.store(true, std::sync::atomic::Ordering::Relaxed);
                         out.iter_mut().for_each(|(_, r)| r.release());
                         return Err(e);
