@@ -530,7 +530,8 @@ const char *warpalign_last_error(void);
 /**
  * Creates a context on the backend `WARPALIGN_BACKEND` asks for (`auto`, the default, `cpu` or `gpu`).
  * Without a usable GPU it runs on the CPU, with the same results, and says so on stderr when a GPU was
- * asked for or failed. Returns NULL only for a bad `WARPALIGN_BACKEND` value (see warpalign_last_error).
+ * asked for or failed. Returns NULL only for a bad `WARPALIGN_BACKEND` or `WARPALIGN_GPU_FAULT` value (see
+ * warpalign_last_error).
  */
 struct warpalign_ctx *warpalign_ctx_create(void);
 

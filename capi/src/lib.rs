@@ -172,12 +172,14 @@ pub extern "C" fn warpalign_last_error() -> *const c_char {
 
 /// Creates a context on the backend `WARPALIGN_BACKEND` asks for (`auto`, the default, `cpu` or `gpu`).
 /// Without a usable GPU it runs on the CPU, with the same results, and says so on stderr when a GPU was
-/// asked for or failed. Returns NULL only for a bad `WARPALIGN_BACKEND` value (see warpalign_last_error).
+/// asked for or failed. Returns NULL only for a bad `WARPALIGN_BACKEND` or `WARPALIGN_GPU_FAULT` value (see
+/// warpalign_last_error).
 #[no_mangle]
 pub extern "C" fn warpalign_ctx_create() -> *mut WarpalignCtx {
     let mut ctx = std::ptr::null_mut();
     guard("warpalign_ctx_create", || {
         let choice = BackendChoice::from_env()?;
+        warpalign::gpu::fault::from_env()?;
         ctx = Box::into_raw(Box::new(WarpalignCtx { engine: Engine::new(choice) }));
         Ok(())
     });

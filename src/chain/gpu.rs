@@ -14,6 +14,7 @@
 
 use super::twin::{self, Fill, Params};
 use super::{ChainDpJob, ChainDpResult};
+use crate::gpu::fault::{self, Step};
 use crate::gpu::GpuRuntime;
 use cudarc::driver::{CudaEvent, CudaSlice, CudaStream, DevicePtrMut, LaunchConfig, PinnedHostSlice, PushKernelArg};
 use rayon::prelude::*;
@@ -154,8 +155,9 @@ impl Launched<'_> {
     }
 
     /// Waits for the stream to pass the launch (errors included) and hands the buffers back.
-    fn finish(mut self, rt: &GpuRuntime, profile: bool, t_taken: Duration) -> Result<(), String> {
+    fn finish(mut self, rt: &GpuRuntime, profile: bool, t_taken: Duration, fault: &fault::Batch) -> Result<(), String> {
         let [e0, e1, e2] = &self.events;
+        fault.check(Step::Sync)?;
         e2.synchronize().map_err(|e| format!("chain gpu sync: {e:?}"))?;
         if profile {
             let up_ms = e0.elapsed_ms(e1).unwrap_or(f32::NAN);
@@ -201,14 +203,15 @@ fn for_each_launched(
         .into_iter()
         .map(|r| (&todo[r.clone()], r.map(anchors).sum()))
         .collect();
+    let fault = if todo.is_empty() { fault::Batch::default() } else { fault::batch(fault::Engine::Chain) };
     let mut queued = match parts.first() {
-        Some(&(idx, total)) => Some(enqueue(rt, &st, &func, sms, jobs, idx, total, download)?),
+        Some(&(idx, total)) => Some(enqueue(rt, &st, &func, sms, jobs, idx, total, download, &fault)?),
         None => None,
     };
     for k in 0..parts.len() {
         let l = queued.take().expect("each launch is queued before it is taken");
         if let Some(&(idx, total)) = parts.get(k + 1) {
-            queued = Some(enqueue(rt, &st, &func, sms, jobs, idx, total, download)?);
+            queued = Some(enqueue(rt, &st, &func, sms, jobs, idx, total, download, &fault)?);
         }
         let idx = parts[k].0;
         // jobs end about shortest first: the workers take them in that order, each waiting for its job's flag
@@ -231,7 +234,7 @@ fn for_each_launched(
         });
         let t_taken = l.t0.elapsed();
         // the stream's own error, if any, says more than a missing flag
-        l.finish(rt, profile, t_taken)?;
+        l.finish(rt, profile, t_taken, &fault)?;
         if let Some(e) = error.into_inner().unwrap_or_else(|e| e.into_inner()) {
             return Err(e);
         }
@@ -259,6 +262,7 @@ pub fn fill_batch_gpu(rt: &GpuRuntime, jobs: &[ChainDpJob]) -> Result<Vec<Fill>,
 
 /// Queues one launch of the jobs `idx` (`total` anchors): upload, kernel (which hands each job's results over as
 /// it ends).
+#[allow(clippy::too_many_arguments)]
 fn enqueue<'a>(
     rt: &GpuRuntime,
     st: &'a Arc<CudaStream>,
@@ -268,6 +272,7 @@ fn enqueue<'a>(
     idx: &[usize],
     total: usize,
     download: Download,
+    fault: &fault::Batch,
 ) -> Result<Launched<'a>, String> {
     let err = |what: &str, e: cudarc::driver::DriverError| format!("chain gpu {what}: {e:?}");
     let t0 = Instant::now();
@@ -314,11 +319,13 @@ fn enqueue<'a>(
     let staged = Staged { out, info, up };
     let queue = || {
         let e0 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map_err(|e| err("event", e))?;
+        fault.check(Step::Alloc)?;
         // SAFETY: filled by the copy right after.
         let mut d_a = unsafe { st.alloc::<u64>(2 * total) }.map_err(|e| err("alloc", e))?;
         {
             let (dst, _record) = d_a.device_ptr_mut(st);
             let bytes = staged.up.as_slice().map_err(|e| err("staging", e))?;
+            fault.check(Step::Copy)?;
             // SAFETY: dst holds 16 * total bytes; the staging buffer stays unchanged until the stream is waited on.
             unsafe { cudarc::driver::result::memcpy_htod_async(dst, &bytes[..16 * total], st.cu_stream()) }
                 .map_err(|e| err("upload", e))?;
@@ -350,6 +357,7 @@ fn enqueue<'a>(
             l.arg(&d_a).arg(&d_off).arg(&d_n).arg(&d_par).arg(&d_order).arg(&nj_);
             l.arg(&mut d_f).arg(&mut d_p).arg(&mut d_v).arg(&mut d_t).arg(&mut d_next);
             l.arg(&out_ptr).arg(&total_).arg(&arrays_).arg(&info_ptr);
+            fault.check(Step::Launch)?;
             // SAFETY: the arguments match chain_fill's signature; every per-anchor buffer holds `total` elements
             // and the job tables `nj` (par one ChainParams per job), as the offsets above index them; out holds `arrays`
             // arrays of `total` i32s and info 4 u64 per job, page-locked, untouched by the host until a job's flag.

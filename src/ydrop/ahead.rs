@@ -95,6 +95,7 @@ impl Ahead {
     /// A pool of `threads` workers (0: one less than the cores, at least one), and the GPU thread when
     /// `WARPALIGN_BACKEND=gpu`.
     pub fn new(threads: usize) -> Result<Self> {
+        crate::gpu::fault::from_env()?;
         Self::with_gpu(threads, BackendChoice::from_env()? == BackendChoice::Gpu)
     }
 

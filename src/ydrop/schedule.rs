@@ -262,10 +262,11 @@ impl Settings {
     /// `WARPALIGN_YDROP_AHEAD` (default: 255 with 8 cores or more: with fewer, the work wasted on anchors
     /// LASTZ then skips costs more than the parallelism gains; 0 while `WARPALIGN_YDROP_DUMP` records every
     /// call), `WARPALIGN_YDROP_DEPTH` (32), `WARPALIGN_YDROP_EARLY` (on), `WARPALIGN_YDROP_VERIFY` and
-    /// `WARPALIGN_STATS` (off); `WARPALIGN_BACKEND` is checked too, whether or not a pool runs. Empty is the
-    /// default; any value a variable does not accept is an error naming it.
+    /// `WARPALIGN_STATS` (off); `WARPALIGN_BACKEND` and `WARPALIGN_GPU_FAULT` are checked too, whether or not a
+    /// pool runs. Empty is the default; any value a variable does not accept is an error naming it.
     pub fn from_env() -> Result<Self> {
         crate::engine::BackendChoice::from_env()?;
+        crate::gpu::fault::from_env()?;
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
         let flag = |name: &str, default: bool| match var(name).as_deref() {
             None => Ok(default),
