@@ -159,6 +159,10 @@ pub(crate) fn try_par_zip<J: Sync, R: BatchResult + Send>(
 }
 
 /// Says once per process, on stderr, that a GPU batch failed and the CPU took it over (same output).
+///
+/// Every engine redoes a batch that fails on the GPU (at any step: allocation, copy, launch, synchronisation)
+/// on its CPU twin, and tries the GPU again with its next batch: a failure may pass (memory another process
+/// held), and one that stays (a lost device) fails each later batch at its first CUDA call.
 pub(crate) fn gpu_failed_notice(err: &str) {
     if gate::is_closed() {
         return; // the process is exiting: not a failure, and nothing may follow upstream's last line

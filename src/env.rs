@@ -162,7 +162,8 @@ static CHECKED: &[&dyn Checked] = &[
 
 /// Refuses the first variable set to a value it does not accept: `NAME="value": expected <what it accepts>`.
 pub fn check() -> Result<()> {
-    CHECKED.iter().try_for_each(|v| v.check())
+    CHECKED.iter().try_for_each(|v| v.check())?;
+    crate::gpu::fault::from_env()
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@
 
 use super::twin::{self, Fill, Params};
 use super::{ChainDpJob, ChainDpResult};
+use crate::gpu::fault::{self, Step};
 use crate::gpu::GpuRuntime;
 use crate::memory::try_resize;
 use cudarc::driver::{CudaEvent, CudaSlice, CudaStream, DevicePtrMut, LaunchConfig, PinnedHostSlice, PushKernelArg};
@@ -63,14 +64,21 @@ enum Download {
     All,
 }
 
-/// A launch in flight: page-locked buffers the kernel writes each job's results into as it ends (see
-/// chain_fill's `out` and `info`), and everything the stream uses until it has passed the launch.
-struct Launched {
+/// A launch's page-locked buffers: those the kernel writes each job's results into as it ends (see
+/// chain_fill's `out` and `info`), and the anchors uploaded.
+struct Staged {
     /// the arrays asked for, back to back (each an i32 array of `total`, in the order f, p, v, t)
     out: PinnedHostSlice<u8>,
     /// per job: its done flag, then its three counters
     info: PinnedHostSlice<u8>,
     up: PinnedHostSlice<u8>,
+}
+
+/// A launch in flight: its page-locked buffers, and everything the stream uses until it has passed the launch.
+struct Launched<'a> {
+    /// None once [`Launched::finish`] has handed the buffers back.
+    staged: Option<Staged>,
+    st: &'a CudaStream,
     total: usize,
     off: Vec<i64>,
     /// the launch's jobs, longest first (the kernel's order)
@@ -82,14 +90,29 @@ struct Launched {
     _device: (CudaSlice<u64>, CudaSlice<i64>, Vec<CudaSlice<i32>>),
 }
 
-impl Launched {
+impl Drop for Launched<'_> {
+    fn drop(&mut self) {
+        // Not finished (an error ended the batch): the stream may still read `up` and the kernel write `out` and
+        // `info`, so they are freed only once it has passed them (a device writing freed memory faults, and the
+        // fault spoils the context for every later batch).
+        if self.staged.is_some() {
+            let _ = self.st.synchronize();
+        }
+    }
+}
+
+impl Launched<'_> {
+    fn staged(&self) -> &Staged {
+        self.staged.as_ref().expect("a launch holds its buffers until finished")
+    }
+
     fn words(&self) -> &[AtomicU64] {
         // SAFETY: page-aligned, 4 u64 per job, written by the device while the host reads: atomics.
         unsafe { std::slice::from_raw_parts(self.info_ptr().cast::<AtomicU64>(), 4 * self.off.len()) }
     }
 
     fn info_ptr(&self) -> *const u8 {
-        self.info.as_ptr().expect("a page-locked buffer with no copy queued")
+        self.staged().info.as_ptr().expect("a page-locked buffer with no copy queued")
     }
 
     /// Whether job `j` of the launch has ended and its results are all in `out` and `info`.
@@ -105,9 +128,10 @@ impl Launched {
 
     /// Array `k` (0 f, 1 p, 2 v, 3 t) of the launch's job `j` (whose job has `n` anchors), once it is done.
     fn array(&self, k: usize, j: usize, n: usize) -> &[i32] {
-        let bytes = self.out.as_ptr().expect("a page-locked buffer with no copy queued");
+        let out = &self.staged().out;
+        let bytes = out.as_ptr().expect("a page-locked buffer with no copy queued");
         let lo = k * self.total + self.off[j] as usize;
-        assert!(4 * (lo + n) <= self.out.len());
+        assert!(4 * (lo + n) <= out.len());
         // SAFETY: in bounds (above) of the page-aligned buffer; the job's part was written before its flag, which
         // the caller has seen, and the device writes no more to it.
         unsafe { std::slice::from_raw_parts(bytes.cast::<i32>().add(lo), n) }
@@ -132,8 +156,9 @@ impl Launched {
     }
 
     /// Waits for the stream to pass the launch (errors included) and hands the buffers back.
-    fn finish(self, rt: &GpuRuntime, profile: bool, t_taken: Duration) -> Result<(), String> {
+    fn finish(mut self, rt: &GpuRuntime, profile: bool, t_taken: Duration, fault: &fault::Batch) -> Result<(), String> {
         let [e0, e1, e2] = &self.events;
+        fault.check(Step::Sync)?;
         e2.synchronize().map_err(|e| format!("chain gpu sync: {e:?}"))?;
         if profile {
             let up_ms = e0.elapsed_ms(e1).unwrap_or(f32::NAN);
@@ -148,9 +173,10 @@ impl Launched {
                 t_taken.as_secs_f64() * 1e3,
             );
         }
-        rt.give_staging(self.up);
-        rt.give_staging(self.out);
-        rt.give_staging(self.info);
+        let staged = self.staged.take().expect("a launch holds its buffers until finished");
+        rt.give_staging(staged.up);
+        rt.give_staging(staged.out);
+        rt.give_staging(staged.info);
         Ok(())
     }
 }
@@ -178,14 +204,15 @@ fn for_each_launched(
         .into_iter()
         .map(|r| (&todo[r.clone()], r.map(anchors).sum()))
         .collect();
+    let fault = if todo.is_empty() { fault::Batch::default() } else { fault::batch(fault::Engine::Chain) };
     let mut queued = match parts.first() {
-        Some(&(idx, total)) => Some(enqueue(rt, &st, &func, sms, jobs, idx, total, download)?),
+        Some(&(idx, total)) => Some(enqueue(rt, &st, &func, sms, jobs, idx, total, download, &fault)?),
         None => None,
     };
     for k in 0..parts.len() {
         let l = queued.take().expect("each launch is queued before it is taken");
         if let Some(&(idx, total)) = parts.get(k + 1) {
-            queued = Some(enqueue(rt, &st, &func, sms, jobs, idx, total, download)?);
+            queued = Some(enqueue(rt, &st, &func, sms, jobs, idx, total, download, &fault)?);
         }
         let idx = parts[k].0;
         // jobs end about shortest first: the workers take them in that order, each waiting for its job's flag
@@ -208,7 +235,7 @@ fn for_each_launched(
         });
         let t_taken = l.t0.elapsed();
         // the stream's own error, if any, says more than a missing flag
-        l.finish(rt, profile, t_taken)?;
+        l.finish(rt, profile, t_taken, &fault)?;
         if let Some(e) = error.into_inner().unwrap_or_else(|e| e.into_inner()) {
             return Err(e);
         }
@@ -237,16 +264,18 @@ pub fn fill_batch_gpu(rt: &GpuRuntime, jobs: &[ChainDpJob]) -> Result<Vec<Fill>,
 
 /// Queues one launch of the jobs `idx` (`total` anchors): upload, kernel (which hands each job's results over as
 /// it ends).
-fn enqueue(
+#[allow(clippy::too_many_arguments)]
+fn enqueue<'a>(
     rt: &GpuRuntime,
-    st: &Arc<CudaStream>,
+    st: &'a Arc<CudaStream>,
     func: &cudarc::driver::CudaFunction,
     sms: usize,
     jobs: &[ChainDpJob],
     idx: &[usize],
     total: usize,
     download: Download,
-) -> Result<Launched, String> {
+    fault: &fault::Batch,
+) -> Result<Launched<'a>, String> {
     let err = |what: &str, e: cudarc::driver::DriverError| format!("chain gpu {what}: {e:?}");
     let t0 = Instant::now();
     let nj = idx.len();
@@ -289,62 +318,72 @@ fn enqueue(
     let mut info = rt.take_staging(32 * nj)?;
     info.as_mut_slice().map_err(|e| err("staging", e))?[..32 * nj].fill(0);
     let t_host = t0.elapsed();
-    let e0 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map_err(|e| err("event", e))?;
-    // SAFETY: filled by the copy right after.
-    let mut d_a = unsafe { st.alloc::<u64>(2 * total) }.map_err(|e| err("alloc", e))?;
-    {
-        let (dst, _record) = d_a.device_ptr_mut(st);
-        let bytes = up.as_slice().map_err(|e| err("staging", e))?;
-        // SAFETY: dst holds 16 * total bytes; the staging buffer stays unchanged until the stream is waited on.
-        unsafe { cudarc::driver::result::memcpy_htod_async(dst, &bytes[..16 * total], st.cu_stream()) }
-            .map_err(|e| err("upload", e))?;
-    }
-    let d_off = st.clone_htod(&off).map_err(|e| err("upload", e))?;
-    let d_n = st.clone_htod(&cnt_n).map_err(|e| err("upload", e))?;
-    let d_par = st.clone_htod(&par).map_err(|e| err("upload", e))?;
-    let d_order = st.clone_htod(&order).map_err(|e| err("upload", e))?;
-    // SAFETY: the kernel writes f, p and v of every anchor before any read; t is read, so it is zeroed.
-    let mut d_f = unsafe { st.alloc::<i32>(total) }.map_err(|e| err("alloc", e))?;
-    let mut d_p = unsafe { st.alloc::<i32>(total) }.map_err(|e| err("alloc", e))?;
-    let mut d_v = unsafe { st.alloc::<i32>(total) }.map_err(|e| err("alloc", e))?;
-    let mut d_t = st.alloc_zeros::<i32>(total).map_err(|e| err("alloc", e))?;
-    let mut d_next = st.alloc_zeros::<i32>(1).map_err(|e| err("alloc", e))?;
-    let e1 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map_err(|e| err("event", e))?;
-    // persistent warps, as many as the device holds and the jobs need
-    let blocks = nj.div_ceil(WARPS_PER_BLOCK).min(sms * 8);
-    let cfg = LaunchConfig {
-        grid_dim: (blocks as u32, 1, 1),
-        block_dim: (32 * WARPS_PER_BLOCK as u32, 1, 1),
-        shared_mem_bytes: 0,
+    let staged = Staged { out, info, up };
+    let queue = || {
+        let e0 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map_err(|e| err("event", e))?;
+        fault.check(Step::Alloc)?;
+        // SAFETY: filled by the copy right after.
+        let mut d_a = unsafe { st.alloc::<u64>(2 * total) }.map_err(|e| err("alloc", e))?;
+        {
+            let (dst, _record) = d_a.device_ptr_mut(st);
+            let bytes = staged.up.as_slice().map_err(|e| err("staging", e))?;
+            fault.check(Step::Copy)?;
+            // SAFETY: dst holds 16 * total bytes; the staging buffer stays unchanged until the stream is waited on.
+            unsafe { cudarc::driver::result::memcpy_htod_async(dst, &bytes[..16 * total], st.cu_stream()) }
+                .map_err(|e| err("upload", e))?;
+        }
+        let d_off = st.clone_htod(&off).map_err(|e| err("upload", e))?;
+        let d_n = st.clone_htod(&cnt_n).map_err(|e| err("upload", e))?;
+        let d_par = st.clone_htod(&par).map_err(|e| err("upload", e))?;
+        let d_order = st.clone_htod(&order).map_err(|e| err("upload", e))?;
+        // SAFETY: the kernel writes f, p and v of every anchor before any read; t is read, so it is zeroed.
+        let mut d_f = unsafe { st.alloc::<i32>(total) }.map_err(|e| err("alloc", e))?;
+        let mut d_p = unsafe { st.alloc::<i32>(total) }.map_err(|e| err("alloc", e))?;
+        let mut d_v = unsafe { st.alloc::<i32>(total) }.map_err(|e| err("alloc", e))?;
+        let mut d_t = st.alloc_zeros::<i32>(total).map_err(|e| err("alloc", e))?;
+        let mut d_next = st.alloc_zeros::<i32>(1).map_err(|e| err("alloc", e))?;
+        let e1 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map_err(|e| err("event", e))?;
+        // persistent warps, as many as the device holds and the jobs need
+        let blocks = nj.div_ceil(WARPS_PER_BLOCK).min(sms * 8);
+        let cfg = LaunchConfig {
+            grid_dim: (blocks as u32, 1, 1),
+            block_dim: (32 * WARPS_PER_BLOCK as u32, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // page-locked memory has the same address on the device (unified addressing)
+        let out_ptr = staged.out.as_ptr().map_err(|e| err("staging", e))? as u64;
+        let info_ptr = staged.info.as_ptr().map_err(|e| err("staging", e))? as u64;
+        let (nj_, total_, arrays_) = (nj as i32, total as i64, arrays as i32);
+        {
+            let mut l = st.launch_builder(func);
+            l.arg(&d_a).arg(&d_off).arg(&d_n).arg(&d_par).arg(&d_order).arg(&nj_);
+            l.arg(&mut d_f).arg(&mut d_p).arg(&mut d_v).arg(&mut d_t).arg(&mut d_next);
+            l.arg(&out_ptr).arg(&total_).arg(&arrays_).arg(&info_ptr);
+            fault.check(Step::Launch)?;
+            // SAFETY: the arguments match chain_fill's signature; every per-anchor buffer holds `total` elements
+            // and the job tables `nj` (par one ChainParams per job), as the offsets above index them; out holds `arrays`
+            // arrays of `total` i32s and info 4 u64 per job, page-locked, untouched by the host until a job's flag.
+            unsafe { l.launch(cfg) }.map_err(|e| err("launch", e))?;
+        }
+        // blocking sync: a default event's wait spins a core
+        let e2 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC)).map_err(|e| err("event", e))?;
+        Ok(([e0, e1, e2], (d_a, d_off, vec![d_f, d_p, d_v, d_t, d_n, d_par, d_order, d_next])))
     };
-    // page-locked memory has the same address on the device (unified addressing)
-    let out_ptr = out.as_ptr().map_err(|e| err("staging", e))? as u64;
-    let info_ptr = info.as_ptr().map_err(|e| err("staging", e))? as u64;
-    let (nj_, total_, arrays_) = (nj as i32, total as i64, arrays as i32);
-    {
-        let mut l = st.launch_builder(func);
-        l.arg(&d_a).arg(&d_off).arg(&d_n).arg(&d_par).arg(&d_order).arg(&nj_);
-        l.arg(&mut d_f).arg(&mut d_p).arg(&mut d_v).arg(&mut d_t).arg(&mut d_next);
-        l.arg(&out_ptr).arg(&total_).arg(&arrays_).arg(&info_ptr);
-        // SAFETY: the arguments match chain_fill's signature; every per-anchor buffer holds `total` elements
-        // and the job tables `nj` (par one ChainParams per job), as the offsets above index them; out holds `arrays`
-        // arrays of `total` i32s and info 4 u64 per job, page-locked, untouched by the host until a job's flag.
-        unsafe { l.launch(cfg) }.map_err(|e| err("launch", e))?;
-    }
-    // blocking sync: a default event's wait spins a core
-    let e2 = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC)).map_err(|e| err("event", e))?;
+    // after an error the stream may still read `up`: waited for before the buffers are freed (as in `Launched`)
+    let (events, device) = queue().inspect_err(|_: &String| {
+        let _ = st.synchronize();
+    })?;
     Ok(Launched {
-        out,
-        info,
-        up,
+        staged: Some(staged),
+        st,
         total,
         off,
         order,
         largest: cnt_n.iter().copied().max().unwrap_or(0),
         t0,
         t_host,
-        events: [e0, e1, e2],
-        _device: (d_a, d_off, vec![d_f, d_p, d_v, d_t, d_n, d_par, d_order, d_next]),
+        events,
+        _device: device,
     })
 }
 

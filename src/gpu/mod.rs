@@ -2,6 +2,7 @@
 //! batched 2-bit pack that proves the path end to end (checked against the CPU at start).
 
 mod cache;
+pub mod fault;
 pub mod gate;
 mod pack;
 

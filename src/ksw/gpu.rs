@@ -22,6 +22,7 @@
 
 use super::{flag, twin, KswExtd2Job, KswExts2Job, KswJob, KswResult};
 use crate::env;
+use crate::gpu::fault::{self, Step};
 use crate::gpu::{GpuRuntime, LAUNCH_JOBS};
 use cudarc::driver::{CudaFunction, CudaStream, DevicePtrMut, LaunchConfig, PinnedHostSlice, PushKernelArg};
 use std::sync::Arc;
@@ -307,6 +308,7 @@ fn batch_gpu<J: GpuJob>(rt: &GpuRuntime, jobs: &[J], results: &mut [KswResult]) 
         g.sort_by_key(|p| std::cmp::Reverse(p.work()));
     }
     let total: usize = groups.values().flatten().map(Prep::dev_bytes).sum();
+    let fault = if groups.is_empty() { fault::Batch::default() } else { fault::batch(fault::Engine::Ksw) };
 
     let (cpu_res, gpu_res) = std::thread::scope(|sc| {
         let cpu = sc.spawn(|| {
@@ -324,8 +326,8 @@ fn batch_gpu<J: GpuJob>(rt: &GpuRuntime, jobs: &[J], results: &mut [KswResult]) 
             .map(|g| {
                 let bytes: usize = g.iter().map(Prep::dev_bytes).sum();
                 let share = (budget as u128 * bytes as u128 / total.max(1) as u128) as usize;
-                let k = &k;
-                sc.spawn(move || run_group(rt, k, jobs, g, share, cfg))
+                let (k, fault) = (&k, &fault);
+                sc.spawn(move || run_group(rt, k, jobs, g, share, cfg, fault))
             })
             .collect();
         let mut g: Result<Vec<(usize, KswResult)>, String> = Ok(Vec::new());
@@ -379,7 +381,15 @@ struct Cfg {
 
 /// Runs one group (same window) in launches of at most [`LAUNCH_JOBS`] jobs that fit `budget` together,
 /// [`LANES`] of them at a time, each lane on its own stream and host thread.
-fn run_group<J: GpuJob>(rt: &GpuRuntime, k: &Kernels, jobs: &[J], group: &[Prep], budget: usize, cfg: Cfg) -> Result<Vec<(usize, KswResult)>, String> {
+fn run_group<J: GpuJob>(
+    rt: &GpuRuntime,
+    k: &Kernels,
+    jobs: &[J],
+    group: &[Prep],
+    budget: usize,
+    cfg: Cfg,
+    fault: &fault::Batch,
+) -> Result<Vec<(usize, KswResult)>, String> {
     let global = group[0].global;
     // the widest band fills half to all of the window
     let threads = if global { cfg.cap } else { (group[0].win() / cfg.cells).clamp(32, cfg.cap) } as u32;
@@ -403,10 +413,12 @@ fn run_group<J: GpuJob>(rt: &GpuRuntime, k: &Kernels, jobs: &[J], group: &[Prep]
                     }
                     return Ok(out);
                 }
-                match run_chunk(rt, &st, &mut staging, k, jobs, &group[launches[i].clone()], threads, smem, global, cfg.profile) {
+                match run_chunk(rt, &st, &mut staging, k, jobs, &group[launches[i].clone()], threads, smem, global, cfg.profile, fault) {
                     Ok(v) => out.extend(v),
                     Err(e) => {
-                        // a copy from the staging buffer may still be in flight: it is freed, not kept
+                        // the stream may still read the staging buffer: waited for, then freed (not kept, as the
+                        // wait may fail too)
+                        let _ = st.synchronize();
                         failed.store(true, std::sync::atomic::Ordering::Relaxed);
                         out.iter_mut().for_each(|(_, r)| r.release());
                         return Err(e);
@@ -444,6 +456,7 @@ fn run_chunk<J: GpuJob>(
     smem: u32,
     global: bool,
     profile: bool,
+    fault: &fault::Batch,
 ) -> Result<Vec<(usize, KswResult)>, String> {
     let t0 = std::time::Instant::now();
     let kind = if J::SPLICE { "ksw_exts2" } else { "ksw_extd2" };
@@ -501,10 +514,12 @@ fn run_chunk<J: GpuJob>(
     let d_offs = st.clone_htod(&offs).map_err(|e| err("upload", e))?;
     let d_par = st.clone_htod(&par).map_err(|e| err("upload", e))?;
     let d_mats = st.clone_htod(&mats).map_err(|e| err("upload", e))?;
+    fault.check(Step::Alloc)?;
     // SAFETY: filled by the copy right after.
     let mut d_img = unsafe { st.alloc::<u8>(img.len()) }.map_err(|e| err("alloc", e))?;
     {
         let (dst, _record) = d_img.device_ptr_mut(st);
+        fault.check(Step::Copy)?;
         // SAFETY: dst holds img.len() bytes; img stays unchanged until this lane waits on the stream.
         unsafe { cudarc::driver::result::memcpy_htod_async(dst, img, st.cu_stream()) }.map_err(|e| err("upload", e))?;
     }
@@ -524,6 +539,7 @@ fn run_chunk<J: GpuJob>(
             l.arg(&mut d_ws);
         }
         l.arg(&mut d_p).arg(&mut d_res).arg(&n_i);
+        fault.check(Step::Launch)?;
         // SAFETY: argument types and buffer sizes match the dp kernels' signature and the offsets computed
         // above; smem is at most the limit set in `kernels`.
         unsafe { l.launch(cfg) }.map_err(|e| err("launch dp", e))?;
@@ -555,6 +571,7 @@ fn run_chunk<J: GpuJob>(
     // A blocking-sync event: waiting on any other kind spins a core (the context's sleep flag covers streams, not events).
     let blocking = Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC);
     let wait = || st.record_event(blocking).and_then(|e| e.synchronize()).map_err(|e| err("sync", e));
+    fault.check(Step::Sync)?;
     wait()?;
     let res = st.clone_dtoh(&d_res).map_err(|e| err("download", e))?;
     let mut out_off = Vec::with_capacity(n + 1);

@@ -16,8 +16,9 @@
 //! ([`gpu::one_sided_batch_gpu_recorded`]), the queued jobs the CPU workers will not reach soon: those past the
 //! first `threads` of the queue, up to [`GPU_BATCH_MAX`]. It runs them without their bounds (the kernel takes
 //! no earlier alignments): the envelope of such a run answers [`twin::shadow::unaffected`] for the call's real
-//! ones as well, only less often yes where a known alignment reaches the sweep. Should the GPU fail, that
-//! thread runs its batch on the twin and leaves the rest to the CPU workers.
+//! ones as well, only less often yes where a known alignment reaches the sweep. Should a batch fail on the GPU,
+//! that thread runs it on the twin (with one notice per process, as every engine) and tries the GPU again
+//! with the next.
 
 use super::twin::{self, shadow::Envelope};
 use super::{gpu, BoundsCopy, YdropJob, YdropResult};
@@ -94,6 +95,7 @@ impl Ahead {
     /// A pool of `threads` workers (0: one less than the cores, at least one), and the GPU thread when
     /// `WARPALIGN_BACKEND=gpu`.
     pub fn new(threads: usize) -> Result<Self> {
+        crate::gpu::fault::from_env()?;
         Self::with_gpu(threads, BackendChoice::from_env()? == BackendChoice::Gpu)
     }
 
@@ -353,7 +355,8 @@ fn finish(st: &mut State, t: Ticket, outcome: Result<(YdropResult, Envelope)>) {
 }
 
 /// The GPU thread: starts the GPU runtime, then runs batches of the queued jobs past the first `threads` (the
-/// CPU workers take those). Without a usable GPU, or after a GPU error, it leaves everything to the workers.
+/// CPU workers take those). Without a usable GPU, or after a panic in the GPU path, it leaves everything to the
+/// workers.
 fn gpu_thread(shared: &Shared, threads: usize) {
     match GpuRuntime::start() {
         Ok(rt) => {
@@ -365,7 +368,8 @@ fn gpu_thread(shared: &Shared, threads: usize) {
     }
 }
 
-/// [`gpu_thread`]'s loop, until the pool shuts down, the GPU fails or the process exits ([`gate`]).
+/// [`gpu_thread`]'s loop, until the pool shuts down, the GPU path panics or the process exits ([`gate`]). A batch
+/// that fails on the GPU runs on the twin.
 fn gpu_batches(shared: &Shared, threads: usize, rt: &GpuRuntime) {
     let mut st = shared.lock();
     loop {
@@ -397,7 +401,7 @@ fn gpu_batches(shared: &Shared, threads: usize, rt: &GpuRuntime) {
         }));
         let gpu_failed = !matches!(on_gpu, Ok(Ok(())));
         if let Ok(Err(e)) = &on_gpu {
-            eprintln!("[WARNING] warpalign: y-drop extensions ahead run on the CPU from now on: {e}");
+            crate::engine::gpu_failed_notice(e);
         }
         let outcomes: Vec<_> = if gpu_failed {
             jobs.iter()
@@ -418,7 +422,7 @@ fn gpu_batches(shared: &Shared, threads: usize, rt: &GpuRuntime) {
             finish(&mut st, *t, outcome);
         }
         shared.done.notify_all();
-        if gpu_failed {
+        if on_gpu.is_err() {
             return;
         }
     }

@@ -16,6 +16,7 @@
 
 use super::twin::{self, shadow::Envelope, y_drop_tail};
 use super::{YdropJob, YdropResult, TRUNC_MIDWAY, TRUNC_NONE};
+use crate::gpu::fault::{self, Step};
 use crate::gpu::{GpuRuntime, LAUNCH_JOBS};
 use crate::memory::{malloc_copy, OutOfMemory};
 use cudarc::driver::{CudaFunction, CudaStream, LaunchConfig, PushKernelArg};
@@ -194,6 +195,7 @@ fn batch(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [YdropResult], envs: 
     let profile = crate::env::YDROP_GPU_PROFILE.get().unwrap_or(false);
     let t0 = std::time::Instant::now();
     let st = rt.lease_stream()?;
+    let fault = if preps.is_empty() { fault::Batch::default() } else { fault::batch(fault::Engine::Ydrop) };
     let (cpu_res, gpu_res) = std::thread::scope(|sc| {
         let cpu = sc.spawn(|| run_twin(jobs, &cpu_idx, record));
         let mut done = Vec::with_capacity(preps.len());
@@ -202,7 +204,7 @@ fn batch(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [YdropResult], envs: 
         let mut run = |preps: &[Prep], bailed: &mut Vec<(usize, i32)>| -> Result<(), String> {
             for r in crate::gpu::launches(preps.len(), LAUNCH_JOBS, [budget / 2], |k| [preps[k].dev_bytes()]) {
                 let t = if profile { Some(&mut times) } else { None };
-                run_launch(&st, &func, jobs, &preps[r], &matrices, budget, &mut done, bailed, t)?;
+                run_launch(&st, &func, jobs, &preps[r], &matrices, budget, &mut done, bailed, t, &fault)?;
             }
             Ok(())
         };
@@ -301,6 +303,7 @@ fn run_launch(
     done: &mut Vec<Done>,
     bailed: &mut Vec<(usize, i32)>,
     mut times: Option<&mut Times>,
+    fault: &fault::Batch,
 ) -> Result<(), String> {
     let err = |what: &str, e: cudarc::driver::DriverError| format!("ydrop gpu {what}: {e:?}");
     let t_pack = std::time::Instant::now();
@@ -379,11 +382,13 @@ fn run_launch(
     }
     let t_up = std::time::Instant::now();
     let order: Vec<i32> = (0..n as i32).collect();
+    fault.check(Step::Copy)?;
     let d_par = st.clone_htod(&par).map_err(|e| err("upload", e))?;
     let d_mats = st.clone_htod(&mats).map_err(|e| err("upload", e))?;
     let d_seqs = st.clone_htod(&seqs).map_err(|e| err("upload", e))?;
     let d_order = st.clone_htod(&order).map_err(|e| err("upload", e))?;
     let mut d_offs = st.clone_htod(&offs).map_err(|e| err("upload", e))?;
+    fault.check(Step::Alloc)?;
     // (C, D) pairs as two ints each; every cell a row reads was written by the row before
     let mut d_ring = st.alloc_zeros::<i32>(2 * ring_n as usize).map_err(|e| err("alloc", e))?;
     let mut d_res = st.alloc_zeros::<i32>(n * NR).map_err(|e| err("alloc", e))?;
@@ -398,7 +403,9 @@ fn run_launch(
         tm.upload += t_up.elapsed().as_secs_f64();
     }
     let t = std::time::Instant::now();
+    fault.check(Step::Launch)?;
     launch(st, func, &d_offs, &d_par, &d_mats, &d_seqs, &mut d_ring, (&mut d_tb1, &mut d_row1, &mut d_ops1), &mut d_env, &mut d_res, &d_order, n, 0)?;
+    fault.check(Step::Sync)?;
     let res = st.clone_dtoh(&d_res).map_err(|e| err("download", e))?;
     // the envelopes of the jobs pass 1 finished
     let mut envs: Vec<Envelope> = vec![Envelope::default(); n];
