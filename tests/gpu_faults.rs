@@ -110,7 +110,7 @@ impl Batch for KswBatch {
             .iter()
             .map(|j| {
                 let mut r = KswResult::EMPTY;
-                ksw::twin::extd2(j, &mut r);
+                ksw::twin::extd2(j, &mut r).expect("twin");
                 ksw_out(&mut r)
             })
             .collect()
@@ -161,7 +161,7 @@ impl Batch for ChainBatch {
             .iter()
             .map(|j| {
                 let mut r = ChainDpResult::EMPTY;
-                chain::twin::lchain_dp(j, &mut r);
+                chain::twin::lchain_dp(j, &mut r).expect("twin");
                 chain_out(&mut r)
             })
             .collect()
