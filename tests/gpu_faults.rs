@@ -225,22 +225,35 @@ fn ydrop_pool_gpu_thread_goes_on_after_a_failed_batch() {
     for step in fault::STEPS {
         let armed = fault::arm(&[Fault { engine: fault::Engine::Ydrop, step, batch: 1 }]);
         let ahead = Ahead::with_gpu(1, true).expect("pool");
-        let tickets: Vec<_> = jobs.iter().enumerate().map(|(i, j)| ahead.submit(j, i as u64).expect("submit")).collect();
+        // the failed batch is redone on the twin by the GPU thread while the CPU worker may drain the queue:
+        // jobs keep coming (job i % n as ticket i) until a second GPU batch has begun
         let deadline = Instant::now() + Duration::from_secs(120);
+        let mut tickets = Vec::new();
+        let mut submit = |n: usize| {
+            for _ in 0..n {
+                let i = tickets.len();
+                tickets.push(ahead.submit(&jobs[i % jobs.len()], i as u64).expect("submit"));
+            }
+        };
+        submit(jobs.len());
         while armed.batches(fault::Engine::Ydrop) < 2 && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(10));
+            std::thread::sleep(Duration::from_millis(20));
+            if armed.fired() > 0 {
+                submit(1000);
+            }
         }
         let gpu_batches = armed.batches(fault::Engine::Ydrop);
-        let mut done = 0;
+        let (mut done, submitted) = (0, tickets.len());
         for (i, t) in tickets.into_iter().enumerate() {
             if let Taken::Done(mut r, _) = ahead.take(t).expect("take") {
-                assert_eq!(ydrop_cases::checked_outcome(&mut r), ydrop_cases::twin(&jobs[i]), "{}: job {i}", step.name());
+                let job = &jobs[i % jobs.len()];
+                assert_eq!(ydrop_cases::checked_outcome(&mut r), ydrop_cases::twin(job), "{}: ticket {i}", step.name());
                 done += 1;
             }
         }
         drop(ahead);
         assert!(gpu_batches >= 2, "{}: {gpu_batches} GPU batches: the thread stopped after the failed one", step.name());
         assert_eq!(armed.fired(), 1, "{}: the fault did not fire", step.name());
-        eprintln!("{}: {gpu_batches} GPU batches, {done} of {} jobs done", step.name(), jobs.len());
+        eprintln!("{}: {gpu_batches} GPU batches, {done} of {submitted} jobs done", step.name());
     }
 }
