@@ -33,7 +33,7 @@ void lzw_exit_ready (void)
 
 void lzw_version_line (FILE* f)
 	{
-	fprintf (f, "  built with warpalign %s\n", warpalign_version ());
+	fprintf (f, "[M::warpalign] version %s\n", warpalign_version ());
 	}
 
 //----------
