@@ -515,7 +515,10 @@ mmw_batch_t *mmw_batch_begin(const mm_mapopt_t *opt, long n_frag, const int64_t 
 		if (pthread_create(&b->ahead, 0, mmw_ahead_main, b) != 0) mmw_die("cannot start a thread");
 		b->ahead_started = 1;
 	}
-	b->trace = (trace = getenv("WARPALIGN_TRACE")) != 0 && strcmp(trace, "1") == 0;
+	if ((trace = getenv("WARPALIGN_TRACE")) != 0) { /* "1" with spaces around it, as the library reads it */
+		trace += strspn(trace, " \t\n\r\v\f");
+		b->trace = trace[0] == '1' && trace[1 + strspn(trace + 1, " \t\n\r\v\f")] == 0;
+	}
 	b->t_pass = realtime();
 	if (b->trace) {
 		fprintf(stderr, "[warpalign %.3f] waited for the GPU start: %.3f s; %s", b->t_pass - mm_realtime0, b->t_pass - t, chain? "seed pass, then " : "");
