@@ -135,6 +135,18 @@ impl Envelope {
         env
     }
 
+    /// A copy for keeping: exact in size, and taking the buffers of an envelope over `max` bytes, so that a
+    /// scratch envelope recorded into again keeps at most that much.
+    pub fn keep(&mut self, max: usize) -> Envelope {
+        if self.rows.capacity() + 4 * self.masks.capacity() <= max {
+            return self.clone();
+        }
+        let mut kept = std::mem::take(self);
+        kept.rows.shrink_to_fit();
+        kept.masks.shrink_to_fit();
+        kept
+    }
+
     /// Empties it for a sweep over `n` columns (keeping its memory).
     fn start(&mut self, n: u32, constrained: bool) {
         self.rows.clear();
