@@ -72,8 +72,6 @@ struct Shared {
     gpu_work: Condvar,
     /// Signalled when a job finishes.
     done: Condvar,
-    /// A traceback scratch the first worker touches for the caller ([`Ahead::adopt_caller_scratch`]).
-    caller_tb: Mutex<Option<Vec<u8>>>,
 }
 
 impl Shared {
@@ -110,20 +108,13 @@ impl Ahead {
             work: Condvar::new(),
             gpu_work: Condvar::new(),
             done: Condvar::new(),
-            caller_tb: Mutex::new(None),
         });
         let mut workers = Vec::with_capacity(threads + 1);
         for k in 0..threads {
             let s = Arc::clone(&shared);
             let w = std::thread::Builder::new()
                 .name(format!("warpalign-ahead-{k}"))
-                .spawn(move || {
-                    if k == 0 {
-                        let tb = twin::touched_traceback(WARM_TB_BYTES);
-                        *s.caller_tb.lock().unwrap_or_else(|p| p.into_inner()) = Some(tb);
-                    }
-                    work(&s)
-                })
+                .spawn(move || work(&s))
                 .map_err(|e| Error::Internal(format!("starting a y-drop worker: {e}")))?;
             workers.push(w);
         }
@@ -140,16 +131,6 @@ impl Ahead {
 
     pub fn threads(&self) -> usize {
         self.threads
-    }
-
-    /// Gives the calling thread the traceback scratch the first worker touched for it, if that is done (it
-    /// never waits): the caller runs the calls not computed ahead itself, and a fault for each page of a large
-    /// one's traceback was a fifth of that time in LASTZ's loop. Later calls do nothing.
-    pub fn adopt_caller_scratch(&self) {
-        let tb = self.shared.caller_tb.try_lock().ok().and_then(|mut t| t.take());
-        if let Some(tb) = tb {
-            twin::adopt_traceback(tb);
-        }
     }
 
     /// Queues `job` to run before queued jobs of higher `priority` (equal ones in submission order), under its
@@ -287,16 +268,11 @@ impl Drop for Ahead {
     }
 }
 
-/// Traceback scratch each CPU worker grows and touches before its first job: growing it during a large job
-/// (doubling, page faults) made a fresh worker's first 26M-cell extension take 2-3x as long, and the first
-/// anchors' extensions, the largest, are where LASTZ's loop waits most.
-pub const WARM_TB_BYTES: usize = 16 << 20;
-
 fn work(shared: &Shared) {
-    twin::warm_thread(WARM_TB_BYTES);
-    // (a run records into the worker's scratch, which keeps its capacity; the result keeps an exact copy:
-    // an envelope grown by doubling held up to twice its rows, and the jobs queued while LASTZ searches are
-    // all held at once)
+    twin::share_traceback_budget();
+    // (a run records into the worker's scratch; the result keeps an exact copy, or the scratch's own buffers
+    // when they are large: an envelope grown by doubling held up to twice its rows, and the jobs queued while
+    // LASTZ searches are all held at once)
     let mut scratch = Envelope::default();
     let mut st = shared.lock();
     loop {
@@ -318,7 +294,7 @@ fn work(shared: &Shared) {
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut r = YdropResult::EMPTY;
             twin::shadow::run_recorded(&job, &mut r, &mut scratch).map_err(|e| e.in_batch("y-drop job computed ahead"))?;
-            let mut e = scratch.clone();
+            let mut e = scratch.keep(twin::SCRATCH_KEPT_MAX);
             e.ran_under = bounds;
             Ok((r, e))
         }));
@@ -358,6 +334,8 @@ fn finish(st: &mut State, t: Ticket, outcome: Result<(YdropResult, Envelope)>) {
 /// CPU workers take those). Without a usable GPU, or after a panic in the GPU path, it leaves everything to the
 /// workers.
 fn gpu_thread(shared: &Shared, threads: usize) {
+    // (its batch runs on the twin should the GPU fail)
+    twin::share_traceback_budget();
     match GpuRuntime::start() {
         Ok(rt) => {
             gpu_batches(shared, threads, &rt);

@@ -367,15 +367,14 @@ impl Schedule {
         } else {
             self.end_all();
         }
-        if let Some(pool) = &self.pool {
-            pool.adopt_caller_scratch();
-        }
         self.loop_start = Some(Instant::now());
     }
 
-    /// The anchor loop ends: no job reads its sequences afterwards.
+    /// The anchor loop ends: no job reads its sequences afterwards, and the calling thread gives back its
+    /// traceback pages ([`twin::release_traceback`]).
     pub fn loop_end(&mut self) {
         self.end_all();
+        twin::release_traceback();
         if let Some(t) = self.loop_start.take() {
             self.stats.loop_secs += t.elapsed().as_secs_f64();
         }

@@ -8,8 +8,7 @@
 //! the best of `--reps` runs (default 3), after one untimed GPU warm-up. Cells: the twin's swept cells.
 //! `--take N` keeps the first N calls only. `--largest K` also times the K largest calls with the default
 //! sweep, each alone on one thread and then all K at once on K fresh threads (how much a call slows down when
-//! every core runs one, as in LASTZ's pool at the start of its anchor loop), without and with the scratch
-//! warm-up the pool's workers do.
+//! every core runs one, as in LASTZ's pool at the start of its anchor loop).
 //!
 //! usage: ydrop --dump FILE [--reps N] [--wave K]... [--take N] [--largest K] [--one-thread]
 
@@ -17,7 +16,6 @@ use rayon::prelude::*;
 use std::io::Read;
 use std::time::Instant;
 use warpalign::gpu::GpuRuntime;
-use warpalign::ydrop::ahead::WARM_TB_BYTES;
 use warpalign::ydrop::dump::{parse_dump, DumpedJob};
 use warpalign::ydrop::gpu::one_sided_batch_gpu;
 use warpalign::ydrop::twin::{self, Sweep};
@@ -83,7 +81,7 @@ fn run_one(j: &YdropJob) -> f64 {
     dt
 }
 
-fn time_largest(jobs: &[YdropJob], k: usize, warm: bool) {
+fn time_largest(jobs: &[YdropJob], k: usize) {
     let mut sized: Vec<(u64, usize)> = jobs
         .iter()
         .enumerate()
@@ -104,9 +102,6 @@ fn time_largest(jobs: &[YdropJob], k: usize, warm: bool) {
             .map(|&(_, i)| {
                 let go = &go;
                 sc.spawn(move || {
-                    if warm {
-                        twin::warm_thread(WARM_TB_BYTES);
-                    }
                     go.wait();
                     let first = run_one(&jobs[i]);
                     go.wait();
@@ -117,10 +112,9 @@ fn time_largest(jobs: &[YdropJob], k: usize, warm: bool) {
         hs.into_iter().map(|h| h.join().expect("a timing thread")).collect()
     });
     println!(
-        "  the {} largest calls, default sweep: alone on one thread, then all at once on {} fresh threads{}, twice",
+        "  the {} largest calls, default sweep: alone on one thread, then all at once on {} fresh threads, twice",
         sized.len(),
-        sized.len(),
-        if warm { " with their scratch warmed first (as the pool's workers)" } else { "" }
+        sized.len()
     );
     for ((&(cells, i), a), t) in sized.iter().zip(&alone).zip(&together) {
         let rate = |s: f64| cells as f64 / s / 1e9;
@@ -232,8 +226,7 @@ fn main() {
         bad.set(bad.get() + differ);
     }
     if largest > 0 {
-        time_largest(&jobs, largest, false);
-        time_largest(&jobs, largest, true);
+        time_largest(&jobs, largest);
     }
     let mut tn = f64::INFINITY;
     for &sweep in &sweeps {

@@ -95,38 +95,116 @@ pub fn cells_swept() -> u64 {
     CELLS.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// A thread's scratch for its calls.
+#[derive(Default)]
+struct ThreadScratch {
+    sweep: Scratch,
+    ops: Vec<u32>,
+    rows: vector::Rows,
+    /// The thread's traceback is kept within [`TB_KEPT_MAX`] ([`share_traceback_budget`]).
+    budgeted: bool,
+    /// Traceback bytes this thread keeps touched between calls, counted in [`TB_KEPT`] when budgeted, and the
+    /// buffer they are in.
+    tb_kept: usize,
+    tb_kept_in: usize,
+}
+
+impl Drop for ThreadScratch {
+    fn drop(&mut self) {
+        if self.budgeted {
+            TB_KEPT.fetch_sub(self.tb_kept, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+}
+
 thread_local! {
-    static SCRATCH: RefCell<(Scratch, Vec<u32>, vector::Rows)> = RefCell::new(Default::default());
+    static SCRATCH: RefCell<ThreadScratch> = RefCell::new(Default::default());
 }
 
-/// Gives this thread's traceback scratch room for LASTZ's default traceback (80 MiB of address space, so that
-/// a call with that limit does not reallocate it) and touches its first `cells` bytes, so that a later call
-/// that large pays no page faults for them (a pool worker does this before its first job).
-pub fn warm_thread(cells: usize) {
-    SCRATCH.with_borrow_mut(|(scratch, _, _)| {
-        if scratch.tb.capacity() < cells {
-            scratch.tb = touched_traceback(cells);
+/// Traceback bytes the budgeted threads (a pool's workers) together keep touched between calls. A call's
+/// traceback takes a byte a cell (LASTZ's default limit is 80 MiB), and a worker that kept the largest it had
+/// run held it to the end: with 15 workers H. pylori's tracebacks held 400 MB. Past this, a worker gives the
+/// pages beyond its share back after each call, and a later large call faults them in again. Other threads
+/// keep what their calls touched, as LASTZ keeps its own traceback, until [`release_traceback`].
+pub const TB_KEPT_MAX: usize = 16 << 20;
+
+/// Bytes each of a thread's other buffers keeps between calls: its rows, the substitution profiles, the
+/// traceback's row starts, a result's envelope. Each holds a few bytes a row or a column, so a call that
+/// needs more grows it again (by doubling) for little against its cells.
+pub const SCRATCH_KEPT_MAX: usize = 256 << 10;
+
+/// Frees `v` if it holds more than `max` bytes.
+pub(crate) fn free_past<T>(v: &mut Vec<T>, max: usize) {
+    if v.capacity() * std::mem::size_of::<T>() > max {
+        *v = Vec::new();
+    }
+}
+
+static TB_KEPT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Traceback bytes the budgeted threads keep touched between calls now (at most [`TB_KEPT_MAX`]).
+pub fn traceback_kept() -> usize {
+    TB_KEPT.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Makes this thread's traceback count against [`TB_KEPT_MAX`] (a pool's worker calls it before its first job).
+pub fn share_traceback_budget() {
+    SCRATCH.with_borrow_mut(|t| t.budgeted = true);
+}
+
+/// Gives back every traceback page this thread keeps (LASTZ's thread, when an anchor loop ends: the HSP search
+/// that follows makes no call, while the pool's workers run their largest extensions).
+pub fn release_traceback() {
+    SCRATCH.with_borrow_mut(|t| {
+        if t.budgeted {
+            TB_KEPT.fetch_sub(t.tb_kept, std::sync::atomic::Ordering::Relaxed);
         }
+        release_past(&mut t.sweep.tb, 0);
+        t.tb_kept = 0;
     });
 }
 
-/// A traceback scratch as [`warm_thread`] makes one, for another thread to adopt ([`adopt_traceback`]): the
-/// pages are touched by whichever thread calls this.
-pub fn touched_traceback(cells: usize) -> Vec<u8> {
-    let mut tb = Vec::new();
-    reserve_traceback(&mut tb, cells.max(80 << 20));
-    tb.resize(cells, 0);
+/// After a call: keeps the traceback pages it touched, a budgeted thread as far as [`TB_KEPT_MAX`] allows,
+/// and gives back the rest.
+fn keep_traceback(t: &mut ThreadScratch) {
+    use std::sync::atomic::Ordering::Relaxed;
+    let tb = &mut t.sweep.tb;
+    if t.tb_kept_in != tb.as_ptr() as usize {
+        // (the buffer was reallocated: the pages counted went with the old one)
+        if t.budgeted {
+            TB_KEPT.fetch_sub(t.tb_kept, Relaxed);
+        }
+        (t.tb_kept, t.tb_kept_in) = (0, tb.as_ptr() as usize);
+    }
+    let touched = tb.len();
+    if touched <= t.tb_kept {
+        return;
+    }
+    if !t.budgeted {
+        t.tb_kept = touched;
+        return;
+    }
+    let wanted = touched - t.tb_kept;
+    let before = TB_KEPT
+        .fetch_update(Relaxed, Relaxed, |k| Some(k + wanted.min(TB_KEPT_MAX.saturating_sub(k))))
+        .unwrap_or_else(|k| k);
+    t.tb_kept += wanted.min(TB_KEPT_MAX.saturating_sub(before));
+    if t.tb_kept < touched {
+        release_past(tb, t.tb_kept);
+    }
+}
+
+/// Empties `tb` and gives the kernel back its whole pages past byte `keep`, which read as zeros if touched again.
+fn release_past(tb: &mut Vec<u8>, keep: usize) {
     tb.clear();
-    tb
-}
-
-/// Makes `tb` this thread's traceback scratch if it is larger than the one it has.
-pub fn adopt_traceback(tb: Vec<u8>) {
-    SCRATCH.with_borrow_mut(|(scratch, _, _)| {
-        if scratch.tb.capacity() < tb.capacity() {
-            scratch.tb = tb;
-        }
-    });
+    const PAGE: usize = 4096;
+    let base = tb.as_mut_ptr() as usize;
+    let (start, end) = ((base + keep).next_multiple_of(PAGE), (base + tb.capacity()) / PAGE * PAGE);
+    if start < end {
+        // SAFETY: whole pages inside the buffer's allocation, none holding a live byte (its length is 0); the
+        // buffer stays allocated, and private anonymous memory given back reads as zeros.
+        unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_DONTNEED) };
+    }
 }
 
 /// Gives `tb` room for `cells` bytes at once (address space only until written): growing it during a call
@@ -190,26 +268,33 @@ fn one_sided_with<K: Constraints>(job: &YdropJob, out: &mut YdropResult, constra
         trim_to_peak: job.trim_to_peak != 0,
         tb_len: job.tb_size as i32,
     };
-    SCRATCH.with_borrow_mut(|memory| {
-        let ran = sweep_and_trace(a, b, &params, constraints, sweep, memory, out);
+    SCRATCH.with_borrow_mut(|t| {
+        let ran = fill_and_trace(a, b, &params, constraints, sweep, t, out);
         if ran.is_err() {
             // what the failed job grew goes back: the thread keeps no scratch it could not use
-            *memory = Default::default();
+            let budgeted = t.budgeted;
+            *t = ThreadScratch::default();
+            t.budgeted = budgeted;
         }
+        keep_traceback(t);
+        t.sweep.trim(SCRATCH_KEPT_MAX);
+        t.rows.trim(SCRATCH_KEPT_MAX);
+        free_past(&mut t.ops, SCRATCH_KEPT_MAX);
         ran
     })
 }
 
-/// The fill and traceback of [`one_sided_with`] in this thread's memory.
-fn sweep_and_trace<K: Constraints>(
+/// [`one_sided_with`]'s sweep and traceback, in the thread's scratch.
+fn fill_and_trace<K: Constraints>(
     a: &[u8],
     b: &[u8],
     params: &Params,
     constraints: &mut K,
     sweep: Sweep,
-    (scratch, ops, rows): &mut (Scratch, Vec<u32>, vector::Rows),
+    t: &mut ThreadScratch,
     out: &mut YdropResult,
 ) -> Result<Extent, OutOfMemory> {
+    let ThreadScratch { sweep: scratch, ops, rows, .. } = t;
     // (the traceback's whole size at once, as LASTZ allocates its own)
     reserve_traceback(&mut scratch.tb, params.tb_len.max(0) as usize);
     let vector = match sweep {
@@ -239,4 +324,75 @@ fn sweep_and_trace<K: Constraints>(
         ops: malloc_copy(ops)?,
     };
     Ok(Extent { a: f.a_read, b: f.b_read })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pages of `len` bytes at `ptr` that are in memory.
+    fn resident_pages(ptr: *const u8, len: usize) -> usize {
+        const PAGE: usize = 4096;
+        let start = ptr as usize / PAGE * PAGE;
+        let pages = (ptr as usize + len - start).div_ceil(PAGE);
+        let mut v = vec![0u8; pages];
+        // SAFETY: the range lies within one live allocation (rounded out to its pages); v has a byte per page.
+        assert_eq!(unsafe { libc::mincore(start as *mut libc::c_void, pages * PAGE, v.as_mut_ptr()) }, 0);
+        v.iter().filter(|&&b| b & 1 != 0).count()
+    }
+
+    #[test]
+    fn threads_keep_at_most_the_traceback_budget() {
+        // a sequence against itself with a y-drop that keeps about 600 columns a row: about 36M traceback
+        // bytes, more than the budget
+        let mut x = 1u64;
+        let seq: Vec<u8> = (0..60_001)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                b"ACGT"[(x % 4) as usize]
+            })
+            .collect();
+        let sub: Vec<i32> = (0..256 * 256).map(|i| if i >> 8 == i & 255 { 91 } else { -114 }).collect();
+        let job = YdropJob {
+            a: seq.as_ptr(),
+            m: 60_000,
+            b: seq.as_ptr(),
+            n: 60_000,
+            sub: sub.as_ptr(),
+            gap_open: 400,
+            gap_extend: 30,
+            y_drop: 10_000,
+            trim_to_peak: 1,
+            reversed: 0,
+            tb_size: 80 << 20,
+            bounds: std::ptr::null(),
+        };
+        // (the threads end together: an ending thread's pages no longer count)
+        let all_ran = std::sync::Barrier::new(4);
+        let kept: Vec<usize> = std::thread::scope(|s| {
+            let runs: Vec<_> = (0..4)
+                .map(|_| {
+                    s.spawn(|| {
+                        share_traceback_budget();
+                        let mut r = YdropResult::EMPTY;
+                        one_sided(&job, &mut r);
+                        assert_eq!((r.end1, r.end2), (60_000, 60_000));
+                        r.release();
+                        let kept = SCRATCH.with_borrow(|t| {
+                            let tb = &t.sweep.tb;
+                            assert!(resident_pages(tb.as_ptr(), tb.capacity()) <= t.tb_kept.div_ceil(4096) + 1);
+                            t.tb_kept
+                        });
+                        all_ran.wait();
+                        kept
+                    })
+                })
+                .collect();
+            runs.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(kept.iter().sum::<usize>() <= TB_KEPT_MAX, "{kept:?}");
+        assert!(traceback_kept() <= TB_KEPT_MAX);
+    }
 }

@@ -15,6 +15,7 @@ use super::{bounded::Bounded, default_sweep, one_sided_with, Constraints, Extent
 use crate::memory::OutOfMemory;
 use crate::ydrop::{YdropJob, YdropResult};
 
+/// A row as the sweep entered it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Row {
     /// The row's bounds as the sweep brought them, and as the constraints left them.
@@ -22,9 +23,9 @@ struct Row {
     ry_in: u32,
     ly: u32,
     ry: u32,
-    /// `masks[mask_start..mask_end]`: the masked columns of those the row visits, ascending.
-    mask_start: u32,
-    mask_end: u32,
+    /// How many of [`Envelope::masks`], from where the row before left off: the masked columns of those the
+    /// row visits, ascending.
+    masks: u32,
     /// The right bounds `lo..=hi` compared with `nn` (when `tested`).
     lo: u32,
     hi: u32,
@@ -32,45 +33,42 @@ struct Row {
     tested: bool,
 }
 
-/// A row of a run without constraints: they moved no bounds and masked nothing, and the prolongation bound
-/// was `n` (a third of a [`Row`]: the jobs LASTZ queues while it searches for HSPs are held all at once).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct FreeRow {
-    ly: u32,
-    ry: u32,
-    /// As [`Row`]'s, `lo == NOT_TESTED` when the row compared none.
-    lo: u32,
-    hi: u32,
-}
-
-const NOT_TESTED: u32 = u32::MAX;
-
-impl FreeRow {
-    fn row(&self, n: u32) -> Row {
-        let tested = self.lo != NOT_TESTED;
-        Row {
-            ly_in: self.ly,
-            ry_in: self.ry,
-            ly: self.ly,
-            ry: self.ry,
-            mask_start: 0,
-            mask_end: 0,
-            lo: if tested { self.lo } else { 0 },
-            hi: if tested { self.hi } else { 0 },
-            nn: if tested { n as i64 } else { 0 },
-            tested,
-        }
-    }
-}
+/// A row's form, in the low bits of its first byte. The rows of a sweep without constraints, which make up
+/// most of the envelopes held, are mostly one of the first two:
+/// - `SHORT`, 1 byte: the differences (zigzag, at most [`SHORT_MAX`]) of `ly_in` in bits 5-7 and `ry_in` in
+///   bits 2-4; no flags;
+/// - `SHORT_TESTED`, 2 bytes: the same, then the differences (zigzag, at most [`TEST_MAX`]) `lo - ry` in bits
+///   0-3 and `hi - lo` in bits 4-7, for a row that compared its right bounds with the same `nn` as the last
+///   that did (at first `n`);
+/// - `LONG`: a number with the flags from bit 2 and `ly_in`'s difference from bit [`HEAD_BITS`], then the
+///   numbers the flags name.
+const FORM: u8 = 3;
+const SHORT: u8 = 0;
+const SHORT_TESTED: u8 = 1;
+const LONG: u8 = 2;
+const TESTED: u64 = 4;
+const MOVED: u64 = 8;
+const MASKED: u64 = 16;
+const HEAD_BITS: u32 = 5;
+const SHORT_MAX: u64 = 7;
+const TEST_MAX: u64 = 15;
 
 /// What a sweep asked its constraints and what they answered (see the module).
+///
+/// Each row is kept as its differences from the row before, mostly in 1 or 2 bytes where a struct took 48 (16
+/// without constraints). The jobs queued while LASTZ searches for HSPs are all held until the loop takes them,
+/// and their envelopes were a sixth of H. pylori's peak memory with 15 workers.
 #[derive(Default, Clone, Debug, PartialEq, Eq)]
 pub struct Envelope {
-    /// The rows of a run with constraints.
-    rows: Vec<Row>,
+    rows: Vec<u8>,
+    count: usize,
     masks: Vec<u32>,
-    /// The rows of a run without, over `n` columns.
-    free: Vec<FreeRow>,
+    /// The last row entered, not encoded while the end of its sweep may still compare its right bounds.
+    open: Option<Row>,
+    /// `(ly, ry)` of the last row encoded, and `nn` of the last that compared its right bounds.
+    base: (u32, u32),
+    base_nn: i64,
+    /// The sweep's columns: the prolongation bound of a run without constraints, the first `base_nn`.
     n: u32,
     /// The run had constraints (a snapshot block).
     constrained: bool,
@@ -79,27 +77,209 @@ pub struct Envelope {
     pub ran_under: Option<std::sync::Arc<crate::ydrop::BoundsCopy>>,
 }
 
+/// A signed difference as an unsigned number, small when near 0.
+fn zigzag(d: i64) -> u64 {
+    ((d << 1) ^ (d >> 63)) as u64
+}
+
+fn unzigzag(u: u64) -> i64 {
+    (u >> 1) as i64 ^ -((u & 1) as i64)
+}
+
+fn diff(x: u32, base: u32) -> u64 {
+    zigzag(x as i64 - base as i64)
+}
+
+fn undiff(d: u64, base: u32) -> u32 {
+    (base as i64 + unzigzag(d)) as u32
+}
+
+/// Appends `v` in LEB128 (7 bits a byte, low first).
+fn put(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn get(bytes: &[u8], at: &mut usize) -> u64 {
+    let (mut v, mut shift) = (0u64, 0);
+    loop {
+        let b = bytes[*at];
+        *at += 1;
+        v |= ((b & 0x7f) as u64) << shift;
+        if b < 0x80 {
+            return v;
+        }
+        shift += 7;
+    }
+}
+
 impl Envelope {
     /// Rows the sweep entered.
     pub fn rows(&self) -> usize {
-        self.rows.len() + self.free.len()
-    }
-
-    fn each_row(&self) -> impl Iterator<Item = Row> + '_ {
-        self.rows.iter().copied().chain(self.free.iter().map(|f| f.row(self.n)))
+        self.count
     }
 
     /// The envelope of a sweep without constraints over `n` columns, from each row's `(ly, ry)` as it began
     /// and, when its end compared its right bounds with `n`, those bounds `lo..=hi` (the GPU kernel's record).
     pub fn unconstrained(n: u32, rows: impl IntoIterator<Item = (u32, u32, Option<(u32, u32)>)>) -> Self {
-        let free = rows
-            .into_iter()
-            .map(|(ly, ry, tested)| {
-                let (lo, hi) = tested.unwrap_or((NOT_TESTED, 0));
-                FreeRow { ly, ry, lo, hi }
-            })
-            .collect();
-        Envelope { rows: Vec::new(), masks: Vec::new(), free, n, constrained: false, ran_under: None }
+        let mut env = Envelope::default();
+        env.start(n, false);
+        for (ly, ry, tested) in rows {
+            let (lo, hi) = tested.unwrap_or((0, 0));
+            let nn = if tested.is_some() { n as i64 } else { 0 };
+            env.enter(Row { ly_in: ly, ry_in: ry, ly, ry, masks: 0, lo, hi, nn, tested: tested.is_some() });
+        }
+        env.close();
+        env
+    }
+
+    /// A copy for keeping: exact in size, and taking the buffers of an envelope over `max` bytes, so that a
+    /// scratch envelope recorded into again keeps at most that much.
+    pub fn keep(&mut self, max: usize) -> Envelope {
+        if self.rows.capacity() + 4 * self.masks.capacity() <= max {
+            return self.clone();
+        }
+        let mut kept = std::mem::take(self);
+        kept.rows.shrink_to_fit();
+        kept.masks.shrink_to_fit();
+        kept
+    }
+
+    /// Empties it for a sweep over `n` columns (keeping its memory).
+    fn start(&mut self, n: u32, constrained: bool) {
+        self.rows.clear();
+        self.count = 0;
+        self.masks.clear();
+        self.open = None;
+        self.base = (0, 0);
+        self.base_nn = n as i64;
+        self.n = n;
+        self.constrained = constrained;
+    }
+
+    /// A row was entered (its masks appended): the one before it is complete.
+    fn enter(&mut self, row: Row) {
+        self.close();
+        self.open = Some(row);
+        self.count += 1;
+    }
+
+    /// Encodes the last row: the sweep ended, or entered another.
+    fn close(&mut self) {
+        let Some(r) = self.open.take() else { return };
+        let moved = (r.ly, r.ry) != (r.ly_in, r.ry_in);
+        let (dly, dry) = (diff(r.ly_in, self.base.0), diff(r.ry_in, self.base.1));
+        let (dlo, dhi) = (diff(r.lo, r.ry), diff(r.hi, r.lo));
+        self.base = (r.ly, r.ry);
+        if !moved && r.masks == 0 && dly <= SHORT_MAX && dry <= SHORT_MAX {
+            let short = (dly << 5 | dry << 2) as u8;
+            if !r.tested {
+                self.rows.push(short | SHORT);
+                return;
+            }
+            if r.nn == self.base_nn && dlo <= TEST_MAX && dhi <= TEST_MAX {
+                self.rows.extend([short | SHORT_TESTED, (dhi << 4 | dlo) as u8]);
+                return;
+            }
+        }
+        let flags = if r.tested { TESTED } else { 0 } | if moved { MOVED } else { 0 } | if r.masks > 0 { MASKED } else { 0 };
+        put(&mut self.rows, dly << HEAD_BITS | flags | LONG as u64);
+        put(&mut self.rows, dry);
+        if moved {
+            put(&mut self.rows, diff(r.ly, r.ly_in));
+            put(&mut self.rows, diff(r.ry, r.ry_in));
+        }
+        if r.masks > 0 {
+            put(&mut self.rows, r.masks as u64);
+        }
+        if r.tested {
+            put(&mut self.rows, dlo);
+            put(&mut self.rows, dhi);
+            put(&mut self.rows, zigzag(r.nn.wrapping_sub(self.base_nn)));
+            self.base_nn = r.nn;
+        }
+    }
+
+    /// The rows, first to last (of a closed envelope).
+    fn each_row(&self) -> RowIter<'_> {
+        debug_assert!(self.open.is_none());
+        RowIter { bytes: &self.rows, at: 0, base: (0, 0), nn: self.n as i64, left: self.count }
+    }
+}
+
+/// [`Envelope::each_row`]: decodes one row at a time (a replay walks every row, on LASTZ's thread).
+struct RowIter<'a> {
+    bytes: &'a [u8],
+    at: usize,
+    /// `(ly, ry)` of the row before, and `nn` of the last that compared its right bounds.
+    base: (u32, u32),
+    nn: i64,
+    left: usize,
+}
+
+impl RowIter<'_> {
+    fn get(&mut self) -> u64 {
+        get(self.bytes, &mut self.at)
+    }
+
+    /// A row with flags or a larger difference.
+    #[inline(never)]
+    fn long(&mut self, head: u64) -> Row {
+        let dry = self.get();
+        let ly_in = undiff(head >> HEAD_BITS, self.base.0);
+        let ry_in = undiff(dry, self.base.1);
+        let (mut ly, mut ry) = (ly_in, ry_in);
+        if head & MOVED != 0 {
+            ly = undiff(self.get(), ly_in);
+            ry = undiff(self.get(), ry_in);
+        }
+        let masks = if head & MASKED != 0 { self.get() as u32 } else { 0 };
+        let (mut lo, mut hi, mut nn) = (0, 0, 0);
+        let tested = head & TESTED != 0;
+        if tested {
+            lo = undiff(self.get(), ry);
+            hi = undiff(self.get(), lo);
+            nn = self.nn.wrapping_add(unzigzag(self.get()));
+            self.nn = nn;
+        }
+        self.base = (ly, ry);
+        Row { ly_in, ry_in, ly, ry, masks, lo, hi, nn, tested }
+    }
+}
+
+impl Iterator for RowIter<'_> {
+    type Item = Row;
+
+    #[inline]
+    fn next(&mut self) -> Option<Row> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let head = self.bytes[self.at];
+        if head & FORM == LONG {
+            let head = self.get();
+            return Some(self.long(head));
+        }
+        // (a short difference, in zigzag)
+        let small = |d: u8| (d >> 1) as i32 ^ -((d & 1) as i32);
+        let ly = self.base.0.wrapping_add_signed(small(head >> 5));
+        let ry = self.base.1.wrapping_add_signed(small(head >> 2 & 7));
+        self.base = (ly, ry);
+        let mut row = Row { ly_in: ly, ry_in: ry, ly, ry, masks: 0, lo: 0, hi: 0, nn: 0, tested: false };
+        if head & FORM == SHORT_TESTED {
+            let test = self.bytes[self.at + 1];
+            row.lo = ry.wrapping_add_signed(small(test & 15));
+            row.hi = row.lo.wrapping_add_signed(small(test >> 4));
+            (row.nn, row.tested) = (self.nn, true);
+            self.at += 2;
+        } else {
+            self.at += 1;
+        }
+        Some(row)
     }
 }
 
@@ -120,26 +300,13 @@ impl<K: Constraints> Constraints for Recorder<'_, K> {
         if !self.inner.enter_row(row, ly, ry) {
             return false;
         }
-        if !self.env.constrained {
-            self.env.free.push(FreeRow { ly: *ly, ry: *ry, lo: NOT_TESTED, hi: 0 });
-            return true;
+        let masks_before = self.env.masks.len();
+        if self.env.constrained {
+            let (lo, hi) = visited(*ly, *ry, self.n);
+            self.inner.masks_in(row, lo, hi, &mut self.env.masks);
         }
-        let mask_start = self.env.masks.len() as u32;
-        let (lo, hi) = visited(*ly, *ry, self.n);
-        self.inner.masks_in(row, lo, hi, &mut self.env.masks);
-        let mask_end = self.env.masks.len() as u32;
-        self.env.rows.push(Row {
-            ly_in,
-            ry_in,
-            ly: *ly,
-            ry: *ry,
-            mask_start,
-            mask_end,
-            lo: 0,
-            hi: 0,
-            nn: 0,
-            tested: false,
-        });
+        let masks = (self.env.masks.len() - masks_before) as u32;
+        self.env.enter(Row { ly_in, ry_in, ly: *ly, ry: *ry, masks, lo: 0, hi: 0, nn: 0, tested: false });
         true
     }
     fn masked(&self, row: u32, col: u32) -> bool {
@@ -154,20 +321,12 @@ impl<K: Constraints> Constraints for Recorder<'_, K> {
     fn limit_tested(&mut self, lo: u32, hi: u32) {
         // the limit moves only when a row is entered, so it is the one the row compared with
         let nn = self.inner.right_limit(self.n);
-        if !self.env.constrained {
-            debug_assert!(nn == self.n as i64 && lo != NOT_TESTED);
-            let r = self.env.free.last_mut().expect("a row was entered");
-            (r.lo, r.hi) = (lo, hi);
-            return;
-        }
-        let r = self.env.rows.last_mut().expect("a row was entered");
+        let r = self.env.open.as_mut().expect("a row was entered");
         (r.lo, r.hi, r.nn, r.tested) = (lo, hi, nn, true);
     }
     fn restart(&mut self) {
         self.inner.restart();
-        self.env.rows.clear();
-        self.env.masks.clear();
-        self.env.free.clear();
+        self.env.start(self.n, self.env.constrained);
     }
 }
 
@@ -180,19 +339,17 @@ pub fn run_recorded(job: &YdropJob, out: &mut YdropResult, env: &mut Envelope) -
 /// [`run_recorded`] with the given sweep.
 pub fn run_recorded_by(job: &YdropJob, out: &mut YdropResult, env: &mut Envelope, sweep: Sweep) -> Result<Extent, OutOfMemory> {
     env.ran_under = None;
-    env.rows.clear();
-    env.masks.clear();
-    env.free.clear();
-    env.n = job.n;
-    env.constrained = !job.bounds.is_null();
-    if job.bounds.is_null() {
-        one_sided_with(job, out, &mut Recorder { inner: Unconstrained, env, n: job.n }, sweep)
+    env.start(job.n, !job.bounds.is_null());
+    let extent = if job.bounds.is_null() {
+        one_sided_with(job, out, &mut Recorder { inner: Unconstrained, env: &mut *env, n: job.n }, sweep)
     } else {
         // SAFETY: the job's contract: a non-null bounds points to a live, well-formed block.
         let bounds = unsafe { &*job.bounds };
         let inner = Bounded::new(bounds, job.reversed != 0, job.n);
-        one_sided_with(job, out, &mut Recorder { inner, env, n: job.n }, sweep)
-    }
+        one_sided_with(job, out, &mut Recorder { inner, env: &mut *env, n: job.n }, sweep)
+    };
+    env.close();
+    extent
 }
 
 /// Whether `job` (with its real bounds; null: none) computes exactly what the run that recorded `env`
@@ -214,6 +371,7 @@ pub fn unaffected(env: &Envelope, job: &YdropJob) -> bool {
 
 fn replay<K: Constraints>(env: &Envelope, k: &mut K, n: u32) -> bool {
     let mut masks = Vec::new();
+    let mut mask_at = 0;
     let clamp = |nn: i64, e: &Row| nn.clamp(e.lo as i64 - 1, e.hi as i64);
     for (i, e) in env.each_row().enumerate() {
         let row = i as u32 + 1;
@@ -225,7 +383,8 @@ fn replay<K: Constraints>(env: &Envelope, k: &mut K, n: u32) -> bool {
         let (lo, hi) = visited(ly, ry, n);
         k.masks_in(row, lo, hi, &mut masks);
         // (most rows have no masks: comparing two empty slices still calls memcmp, a third of the replay)
-        let recorded = &env.masks[e.mask_start as usize..e.mask_end as usize];
+        let recorded = &env.masks[mask_at..mask_at + e.masks as usize];
+        mask_at += e.masks as usize;
         if masks.len() != recorded.len() || (!masks.is_empty() && masks[..] != *recorded) {
             return false;
         }
@@ -234,4 +393,47 @@ fn replay<K: Constraints>(env: &Envelope, k: &mut K, n: u32) -> bool {
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(ly_in: u32, ry_in: u32, ly: u32, ry: u32, masks: u32, tested: Option<(u32, u32, i64)>) -> Row {
+        let (lo, hi, nn) = tested.unwrap_or((0, 0, 0));
+        Row { ly_in, ry_in, ly, ry, masks, lo, hi, nn, tested: tested.is_some() }
+    }
+
+    #[test]
+    fn rows_come_back_as_entered() {
+        let n = 1_000_000;
+        let rows = [
+            row(0, 5, 0, 5, 0, None),
+            row(1, 6, 1, 6, 0, None),
+            row(4, 3, 4, 3, 0, None),
+            row(3, 11, 3, 11, 0, None),
+            row(3, 11, 7, 9, 2, None),
+            row(u32::MAX, u32::MAX, 0, u32::MAX, 0, Some((u32::MAX, 0, i64::MIN))),
+            row(0, 0, 0, 0, u32::MAX, Some((0, u32::MAX, i64::MAX))),
+            row(12, 40, 12, 40, 0, Some((39, 41, n as i64))),
+            row(13, 41, 13, 41, 0, Some((41, 44, n as i64))),
+            row(13, 44, 13, 44, 0, Some((37, 37, n as i64))),
+            row(12, 40, 12, 40, 0, Some((39, 41, -1))),
+        ];
+        let mut env = Envelope::default();
+        env.start(n, true);
+        for r in rows {
+            env.enter(r);
+        }
+        env.close();
+        assert_eq!(env.rows(), rows.len());
+        assert_eq!(env.each_row().collect::<Vec<_>>(), rows);
+        // rows without constraints that move by a few columns take a byte each, two when they compared their
+        // right bounds with n (the first, 20 columns from 0, takes two)
+        let tested = |r: u32| (r % 2 == 1).then_some((r + 19, r + 21));
+        let free = Envelope::unconstrained(n, (0..1000u32).map(|r| (r / 3, r + 20, tested(r))));
+        assert_eq!(free.rows.len(), 2 + 499 + 500 * 2);
+        let expected = (0..1000u32).map(|r| row(r / 3, r + 20, r / 3, r + 20, 0, tested(r).map(|(lo, hi)| (lo, hi, n as i64))));
+        assert!(free.each_row().eq(expected));
+    }
 }

@@ -87,6 +87,12 @@ pub(crate) fn row0(n: u32, gap_e: i32, gap_oe: i32, y_drop: i32) -> impl Iterato
 }
 
 impl Scratch {
+    /// Frees the buffers other than the traceback that hold more than `max` bytes.
+    pub(crate) fn trim(&mut self, max: usize) {
+        super::free_past(&mut self.cells, max);
+        super::free_past(&mut self.tb_row, max);
+    }
+
     /// Starts a fill's traceback with row 0's `len` links: none from its first cell, insertions after it.
     pub(crate) fn start_fill(&mut self, len: u32) -> Result<(), OutOfMemory> {
         self.tb.clear();

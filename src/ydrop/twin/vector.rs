@@ -44,6 +44,18 @@ pub(crate) struct Rows {
     masks: Vec<u32>,
 }
 
+impl Rows {
+    /// Frees the buffers that hold more than `max` bytes (a profile holds 4 bytes a column of b, from column 0).
+    pub(crate) fn trim(&mut self, max: usize) {
+        for v in [&mut self.prev_c, &mut self.prev_d, &mut self.cur_c, &mut self.cur_d] {
+            super::free_past(v, max);
+        }
+        for v in &mut self.profiles {
+            super::free_past(v, max);
+        }
+    }
+}
+
 /// Whether this CPU has `lanes`-wide vectors for the sweep (8: AVX2, 16: AVX-512).
 pub(crate) fn available(lanes: usize) -> bool {
     #[cfg(target_arch = "x86_64")]
