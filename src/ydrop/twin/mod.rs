@@ -377,7 +377,7 @@ mod tests {
                     s.spawn(|| {
                         share_traceback_budget();
                         let mut r = YdropResult::EMPTY;
-                        one_sided(&job, &mut r);
+                        one_sided(&job, &mut r).expect("fits");
                         assert_eq!((r.end1, r.end2), (60_000, 60_000));
                         r.release();
                         let kept = SCRATCH.with_borrow(|t| {
