@@ -12,8 +12,13 @@
 //!    compared byte for byte, not a hash of it).
 //!
 //! Answers stay until [`KswCache::clear`]; an answer's CIGAR is lent to the caller until then.
+//!
+//! A key is the call's dump record (dump.rs) with its query and target packed four bases to a byte when
+//! every base is below 4 (A, C, G, T; minimap2's N is 4): keys hold whole sequences, most of what a batch
+//! of minimap2's reads keeps here. Each record has one key and each key one record, so keys are still equal
+//! exactly when the calls are.
 
-use super::dump::{self, record_job, DumpKind, RecordJob};
+use super::dump::{self, record_job, DumpKind, RecordJob, FIXED};
 use super::{KswExtd2Job, KswExts2Job, KswExtz2Job, KswResult};
 use crate::memory::try_from_fn;
 use crate::{Backend, Engine, Result};
@@ -165,7 +170,74 @@ impl Default for KswCache {
 }
 
 thread_local! {
-    static KEY: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// A lookup's record and key.
+    static KEY: RefCell<(Vec<u8>, Vec<u8>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+}
+
+/// Recorded calls computed at a time, in bytes of their records: a compute unpacks the sequences of the
+/// calls it runs, so this bounds what it adds to the cache's memory.
+const COMPUTE_CHUNK_BYTES: usize = 32 << 20;
+
+/// The key's byte after the record's fixed part: how the sequences follow.
+const SEQ_PACKED: u8 = 1; // four bases to a byte, the first in the low bits
+const SEQ_RAW: u8 = 0; // as in the record
+
+/// Bytes of the query and target that follow a record's (or key's) fixed part.
+fn seq_len(fixed: &[u8]) -> usize {
+    let len = |at: usize| i32::from_le_bytes(fixed[at..at + 4].try_into().unwrap()).max(0) as usize;
+    len(26) + len(30)
+}
+
+/// The key of a record made by `encode_*`.
+fn pack_key(record: &[u8], key: &mut Vec<u8>) {
+    let (fixed, rest) = record.split_at(FIXED);
+    let (seq, tail) = rest.split_at(seq_len(fixed));
+    key.clear();
+    key.extend_from_slice(fixed);
+    if seq.iter().all(|&b| b < 4) {
+        key.push(SEQ_PACKED);
+        let quads = seq.chunks_exact(4);
+        let last = quads.remainder();
+        key.extend(quads.map(|c| c[0] | c[1] << 2 | c[2] << 4 | c[3] << 6));
+        if !last.is_empty() {
+            key.push(last.iter().rev().fold(0, |byte, &b| byte << 2 | b));
+        }
+    } else {
+        key.push(SEQ_RAW);
+        key.extend_from_slice(seq);
+    }
+    key.extend_from_slice(tail);
+}
+
+/// The length of a key's record; None for a malformed key.
+fn record_len(key: &[u8]) -> Option<usize> {
+    let n = seq_len(key.get(..FIXED)?);
+    let packed = match *key.get(FIXED)? {
+        SEQ_PACKED => n.div_ceil(4),
+        SEQ_RAW => n,
+        _ => return None,
+    };
+    (key.len() - FIXED - 1).checked_sub(packed).map(|tail| FIXED + n + tail)
+}
+
+/// Writes a key's record into `record` (exactly `record_len(key)` bytes).
+fn unpack_key(key: &[u8], record: &mut [u8]) {
+    let n = seq_len(&key[..FIXED]);
+    let (fixed, seq_tail) = record.split_at_mut(FIXED);
+    let (seq, tail) = seq_tail.split_at_mut(n);
+    fixed.copy_from_slice(&key[..FIXED]);
+    let body = &key[FIXED + 1..];
+    let packed = if key[FIXED] == SEQ_PACKED { n.div_ceil(4) } else { n };
+    if key[FIXED] == SEQ_PACKED {
+        for (quad, &byte) in seq.chunks_mut(4).zip(body) {
+            for (k, b) in quad.iter_mut().enumerate() {
+                *b = byte >> (2 * k) & 3;
+            }
+        }
+    } else {
+        seq.copy_from_slice(&body[..n]);
+    }
+    tail.copy_from_slice(&body[packed..]);
 }
 
 /// DP cells of a call inside its band (`w < 0` or no band: the whole matrix); ignores Z-drop.
@@ -263,11 +335,12 @@ impl KswCache {
 
     fn get_encoded<J>(&self, job: &J, record: bool, out: &mut KswResult, encode: unsafe fn(&mut Vec<u8>, &J)) -> bool {
         KEY.with(|k| {
-            let mut k = k.borrow_mut();
-            k.clear();
+            let (record_bytes, key) = &mut *k.borrow_mut();
+            record_bytes.clear();
             // SAFETY: the caller guarantees the job's pointers cover its lengths.
-            unsafe { encode(&mut k, job) };
-            self.get(&k, record, out)
+            unsafe { encode(record_bytes, job) };
+            pack_key(record_bytes, key);
+            self.get(key, record, out)
         })
     }
 
@@ -316,16 +389,44 @@ impl KswCache {
     fn compute_with(&self, engine: &Engine, split: bool) -> Result<usize> {
         let t0 = Instant::now();
         let mut keys: Vec<(u64, Arc<[u8]>)> = Vec::new();
-        let mut shard_ends = Vec::with_capacity(SHARDS); // keys[shard_ends[i-1]..shard_ends[i]] are shard i's
         for i in 0..SHARDS {
             keys.append(&mut self.lock(i).pending);
-            shard_ends.push(keys.len());
         }
         if keys.is_empty() {
             return Ok(0);
         }
         let bad = || crate::Error::Internal("ksw cache: a malformed key".into());
-        let jobs: Vec<RecordJob> = keys.par_iter().map(|(_, k)| record_job(k).ok_or_else(bad)).collect::<Result<_>>()?;
+        let lens: Vec<usize> = keys.iter().map(|(_, k)| record_len(k).ok_or_else(bad)).collect::<Result<_>>()?;
+        let mut start = 0;
+        while start < keys.len() {
+            // the calls taken and not yet computed when one fails stay unanswered: lookups miss them
+            let mut end = start + 1;
+            let mut bytes = lens[start];
+            while end < keys.len() && bytes + lens[end] <= COMPUTE_CHUNK_BYTES {
+                bytes += lens[end];
+                end += 1;
+            }
+            self.compute_chunk(engine, split, &keys[start..end], &lens[start..end])?;
+            start = end;
+        }
+        self.counters.rounds.fetch_add(1, Relaxed);
+        self.counters.compute_ns.fetch_add(t0.elapsed().as_nanos() as u64, Relaxed);
+        Ok(keys.len())
+    }
+
+    /// Computes the calls of `keys` (their records `lens[i]` bytes long) and stores their answers.
+    fn compute_chunk(&self, engine: &Engine, split: bool, keys: &[(u64, Arc<[u8]>)], lens: &[usize]) -> Result<()> {
+        let mut records = crate::memory::try_zeroed::<u8>(lens.iter().sum()).map_err(|e| e.in_batch("ksw cache records"))?;
+        let mut parts: Vec<&mut [u8]> = Vec::with_capacity(keys.len());
+        let mut rest = records.as_mut_slice();
+        for &len in lens {
+            let (part, tail) = rest.split_at_mut(len);
+            parts.push(part);
+            rest = tail;
+        }
+        parts.par_iter_mut().zip(keys).for_each(|(part, (_, k))| unpack_key(k, part));
+        let bad = || crate::Error::Internal("ksw cache: a malformed key".into());
+        let jobs: Vec<RecordJob> = parts.iter().map(|r| record_job(r).ok_or_else(bad)).collect::<Result<_>>()?;
         let mut results = try_from_fn(jobs.len(), |_| KswResult::EMPTY).map_err(|e| e.in_batch("ksw cache results"))?;
         let (mut extd2, mut exts2, mut extz2) = (Vec::new(), Vec::new(), Vec::new());
         for (i, j) in jobs.iter().enumerate() {
@@ -344,32 +445,27 @@ impl KswCache {
             })
             .and_then(|()| run_kind(c, &mut results, extz2, |js, out| super::extz2_batch(engine, js, out).map(|_| (0, js.len()))));
         if let Err(e) = ran {
-            // the calls taken stay unanswered: lookups miss them
             results.iter_mut().for_each(KswResult::release);
             return Err(e);
         }
-        drop(jobs); // they point into the keys
-        let n = keys.len();
-        let mut by_shard: Vec<Vec<((u64, Arc<[u8]>), KswResult)>> = Vec::with_capacity(SHARDS);
-        let (mut keys, mut results) = (keys.into_iter(), results.into_iter());
-        let mut start = 0;
-        for &end in &shard_ends {
-            by_shard.push(keys.by_ref().zip(results.by_ref()).take(end - start).collect());
-            start = end;
+        drop(jobs); // they point into the records
+        drop(parts);
+        drop(records);
+        let mut by_shard: Vec<Vec<(&(u64, Arc<[u8]>), KswResult)>> = (0..SHARDS).map(|_| Vec::new()).collect();
+        for (k, result) in keys.iter().zip(results) {
+            by_shard[Self::shard_of(k.0)].push((k, result));
         }
         by_shard.into_par_iter().enumerate().for_each(|(i, answers)| {
             let mut shard = self.lock(i);
             for ((hash, k), result) in answers {
                 let answer = Answer { result, used: false };
                 // a call recorded is in its shard until `clear`, which no lookup or compute overlaps
-                if let Some(e) = shard.find_mut(hash, &k) {
+                if let Some(e) = shard.find_mut(*hash, k) {
                     e.slot = Slot::Done(answer);
                 }
             }
         });
-        self.counters.rounds.fetch_add(1, Relaxed);
-        self.counters.compute_ns.fetch_add(t0.elapsed().as_nanos() as u64, Relaxed);
-        Ok(n)
+        Ok(())
     }
 
     fn rates(&self) -> std::sync::MutexGuard<'_, (f64, f64)> {
@@ -512,5 +608,85 @@ impl KswCache {
             unused: t(&c.unused),
             unused_cells: t(&c.unused_cells),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record as `encode_extd2` makes it, with `seq` as query and target and a 2x2 matrix after them.
+    fn record(qlen: usize, seq: &[u8]) -> Vec<u8> {
+        let (query, target) = seq.split_at(qlen);
+        let mat = [1i8, -2, -2, 1];
+        let job = KswExtd2Job {
+            qlen: query.len() as i32,
+            query: query.as_ptr(),
+            tlen: target.len() as i32,
+            target: target.as_ptr(),
+            m: 2,
+            mat: mat.as_ptr(),
+            q: 4,
+            e: 2,
+            q2: 24,
+            e2: 1,
+            w: 7,
+            zdrop: 400,
+            end_bonus: 0,
+            flag: 0,
+        };
+        let mut r = Vec::new();
+        // SAFETY: the job points into `seq` and `mat`, alive here.
+        unsafe { dump::encode_extd2(&mut r, &job) };
+        r
+    }
+
+    fn round_trip(record: &[u8]) -> Vec<u8> {
+        let mut key = Vec::new();
+        pack_key(record, &mut key);
+        let mut back = vec![0xaa; record_len(&key).unwrap()];
+        unpack_key(&key, &mut back);
+        back
+    }
+
+    #[test]
+    fn keys_pack_acgt_and_give_their_records_back() {
+        for n in 0..=13 {
+            for qlen in [0, n / 2, n] {
+                let seq: Vec<u8> = (0..n).map(|i| (i * 7 % 4) as u8).collect();
+                let r = record(qlen, &seq);
+                let mut key = Vec::new();
+                pack_key(&r, &mut key);
+                assert_eq!((key[FIXED], key.len()), (SEQ_PACKED, r.len() + 1 - n + n.div_ceil(4)));
+                assert_eq!(round_trip(&r), r);
+            }
+        }
+    }
+
+    #[test]
+    fn keys_with_other_bytes_keep_them() {
+        for seq in [vec![0, 1, 4, 3, 2], vec![3, 0, 255], vec![5]] {
+            let r = record(1, &seq);
+            let mut key = Vec::new();
+            pack_key(&r, &mut key);
+            assert_eq!(key[FIXED], SEQ_RAW);
+            assert_eq!(round_trip(&r), r);
+        }
+    }
+
+    #[test]
+    fn keys_differ_where_records_do() {
+        let seqs: Vec<Vec<u8>> = vec![vec![], vec![0], vec![0, 0], vec![1, 0], vec![0, 1], vec![0, 0, 0, 0, 0], vec![4], vec![0, 4], vec![4, 0]];
+        let mut keys = std::collections::HashSet::new();
+        let mut n = 0;
+        for s in &seqs {
+            for qlen in 0..=s.len() {
+                let mut key = Vec::new();
+                pack_key(&record(qlen, s), &mut key);
+                keys.insert(key);
+                n += 1;
+            }
+        }
+        assert_eq!(keys.len(), n);
     }
 }
