@@ -620,6 +620,25 @@ enum warpalign_status warpalign_chain_dp_batch(const struct warpalign_ctx *ctx,
 void warpalign_chain_dp_results_free(struct warpalign_chain_dp_result *results, size_t n);
 
 /**
+ * Packs `n` anchors into `*packed`, `malloc`ed (NULL when `*len` is 0; free it with free()), `*len` bytes:
+ * for keeping anchors while they wait (a chain's anchors take about 2 bytes each instead of 16). Unpack
+ * them with warpalign_anchors_unpack. WARPALIGN_STATUS_OUT_OF_MEMORY: nothing allocated.
+ */
+enum warpalign_status warpalign_anchors_pack(const struct warpalign_anchor *anchors,
+                                             size_t n,
+                                             uint8_t **packed,
+                                             size_t *len);
+
+/**
+ * Writes the `n` anchors that warpalign_anchors_pack packed into the `len` bytes at `packed` to `anchors`.
+ * WARPALIGN_STATUS_INVALID_ARGUMENT when the bytes do not hold exactly `n` anchors.
+ */
+enum warpalign_status warpalign_anchors_unpack(const uint8_t *packed,
+                                               size_t len,
+                                               struct warpalign_anchor *anchors,
+                                               size_t n);
+
+/**
  * Runs `n` `ksw_extd2_sse` jobs. `results[i]` is overwritten (not freed) with job i's output; its CIGAR
  * is `malloc`ed: release with warpalign_ksw_results_free. Jobs' memory must stay valid for the call. A job
  * outside its contract (see warpalign_ksw_extd2_job) fails the whole batch with

@@ -152,7 +152,8 @@ typedef struct { /* mm_map_frag_core's state where alignment starts */
 	int n_regs, rep_len, frag_gap;
 	int64_t n_a;
 	mm_reg1_t *regs;
-	mm128_t *a;
+	uint8_t *a_packed;            /* the n_a anchors, packed (warpalign_anchors_pack): most of the snapshot */
+	size_t a_len;
 } mmw_snap_t;
 
 typedef struct { /* mm_map_frag_core's state where chaining starts, its mg_lchain_dp call and the answer */
@@ -652,7 +653,7 @@ void mmw_batch_end(mmw_batch_t *b)
 				c.recorded_cells? 100.0 * c.unused_cells / c.recorded_cells : 0.0);
 	for (i = 0; i < b->n_frag; ++i) {
 		for (j = 0; j < b->frag[i].n_snap; ++j)
-			free(b->frag[i].snap[j].regs), free(b->frag[i].snap[j].a);
+			free(b->frag[i].snap[j].regs), free(b->frag[i].snap[j].a_packed);
 		free(b->frag[i].snap);
 	}
 	if (b->trace) fprintf(stderr, "[warpalign %.3f] batch end: %.3f s\n", realtime() - mm_realtime0, realtime() - t);
@@ -703,9 +704,8 @@ void mmw_frag_snapshot(int n_regs, const mm_reg1_t *regs, int64_t n_a, const mm1
 	s = &f->snap[f->n_snap++];
 	s->n_regs = n_regs, s->n_a = n_a, s->rep_len = rep_len, s->frag_gap = frag_gap;
 	s->regs = (mm_reg1_t*)malloc((n_regs > 0? n_regs : 1) * sizeof(mm_reg1_t));
-	s->a = (mm128_t*)malloc((n_a > 0? n_a : 1) * sizeof(mm128_t));
 	if (n_regs > 0) memcpy(s->regs, regs, n_regs * sizeof(mm_reg1_t));
-	if (n_a > 0) memcpy(s->a, a, n_a * sizeof(mm128_t));
+	mmw_check(warpalign_anchors_pack((const warpalign_anchor*)a, (size_t)n_a, &s->a_packed, &s->a_len));
 }
 
 int mmw_frag_resume(void *km, int *n_regs, mm_reg1_t **regs, mm128_t **a, int *rep_len, int *frag_gap)
@@ -717,10 +717,10 @@ int mmw_frag_resume(void *km, int *n_regs, mm_reg1_t **regs, mm128_t **a, int *r
 	*regs = (mm_reg1_t*)malloc((s->n_regs > 0? s->n_regs : 1) * sizeof(mm_reg1_t));
 	*a = Kmalloc(km, mm128_t, s->n_a > 0? s->n_a : 1);
 	if (s->n_regs > 0) memcpy(*regs, s->regs, s->n_regs * sizeof(mm_reg1_t));
-	if (s->n_a > 0) memcpy(*a, s->a, s->n_a * sizeof(mm128_t));
+	mmw_check(warpalign_anchors_unpack(s->a_packed, s->a_len, (warpalign_anchor*)*a, (size_t)s->n_a));
 	if (mmw_cur.batch->pass == MMW_PASS_FINAL) { /* last use */
-		free(s->regs), free(s->a);
-		s->regs = 0, s->a = 0;
+		free(s->regs), free(s->a_packed);
+		s->regs = 0, s->a_packed = 0;
 	}
 	return 1;
 }
