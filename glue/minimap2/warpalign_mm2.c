@@ -651,6 +651,14 @@ void mmw_batch_end(mmw_batch_t *b)
 				(unsigned long long)c.gpu_jobs, (unsigned long long)c.cpu_jobs, c.compute_ns * 1e-9,
 				(unsigned long long)c.hits, (unsigned long long)c.misses,
 				c.recorded_cells? 100.0 * c.unused_cells / c.recorded_cells : 0.0);
+	if (b->trace) {
+		int64_t n_snap = 0, n_a = 0, n_regs = 0, a_bytes = 0;
+		for (i = 0; i < b->n_frag; ++i)
+			for (j = 0, n_snap += b->frag[i].n_snap; j < b->frag[i].n_snap; ++j)
+				n_a += b->frag[i].snap[j].n_a, a_bytes += b->frag[i].snap[j].a_len, n_regs += b->frag[i].snap[j].n_regs;
+		fprintf(stderr, "[warpalign %.3f] snapshots: %lld, %lld anchors in %.1f MB, %lld regions in %.1f MB\n", realtime() - mm_realtime0,
+				(long long)n_snap, (long long)n_a, a_bytes * 1e-6, (long long)n_regs, n_regs * sizeof(mm_reg1_t) * 1e-6);
+	}
 	for (i = 0; i < b->n_frag; ++i) {
 		for (j = 0; j < b->frag[i].n_snap; ++j)
 			free(b->frag[i].snap[j].regs), free(b->frag[i].snap[j].a_packed);

@@ -588,6 +588,24 @@ impl KswCache {
                 shard
             })
             .collect();
+        if trace() {
+            let (mut calls, mut slots, mut key_bytes, mut cigar_bytes) = (0, 0, 0, 0);
+            for e in old.iter().flat_map(|s| {
+                (calls, slots) = (calls + s.map.len(), slots + s.map.capacity());
+                s.map.iter()
+            }) {
+                key_bytes += e.key.len();
+                if let Slot::Done(a) = &e.slot {
+                    cigar_bytes += 4 * a.result.cigar().len();
+                }
+            }
+            eprintln!(
+                "[warpalign] cache cleared: {calls} calls in {slots} slots of {} bytes, keys {:.1} MB, CIGARs {:.1} MB",
+                std::mem::size_of::<Entry>(),
+                key_bytes as f64 / 1e6,
+                cigar_bytes as f64 / 1e6
+            );
+        }
         // where no thread can be started, the failed spawn drops the closure, freeing them here
         let _ = std::thread::Builder::new().name("warpalign-free".into()).spawn(move || drop(old));
     }
