@@ -11,16 +11,18 @@
 //!    answer is the engine's result for exactly the bytes the call passed (the key is the whole call,
 //!    compared byte for byte, not a hash of it).
 //!
-//! Answers stay until [`KswCache::clear`]; an answer's CIGAR is lent to the caller until then.
+//! Answers stay until [`KswCache::clear`]; an answer's CIGAR is lent to the caller until the thread's next
+//! lookup.
 //!
-//! A key is the call's dump record (dump.rs) with its query and target packed four bases to a byte when
-//! every base is below 4 (A, C, G, T; minimap2's N is 4): keys hold whole sequences, most of what a batch
-//! of minimap2's reads keeps here. Each record has one key and each key one record, so keys are still equal
-//! exactly when the calls are.
+//! Stored compactly (a batch of minimap2's reads records about four calls per kb): a key is the call's dump
+//! record (dump.rs) with its query and target packed four bases to a byte when every base is below 4 (A, C,
+//! G, T; minimap2's N is 4). Each record has one key and each key one record, so keys are still equal
+//! exactly when the calls are. An answer follows its key in the same allocation, as varints.
 
 use super::dump::{self, record_job, DumpKind, RecordJob, FIXED};
 use super::{KswExtd2Job, KswExts2Job, KswExtz2Job, KswResult};
 use crate::memory::try_from_fn;
+use crate::varint;
 use crate::{Backend, Engine, Result};
 use hashbrown::HashTable;
 use std::cell::RefCell;
@@ -41,23 +43,6 @@ const INITIAL_CPU_RATE: f64 = 7e9;
 fn trace() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ON.get_or_init(|| crate::env::TRACE.get().unwrap_or(false))
-}
-
-/// A computed call: the engine's result, its CIGAR owned here (and lent to lookups).
-struct Answer {
-    result: KswResult,
-    used: bool,
-}
-
-impl Drop for Answer {
-    fn drop(&mut self) {
-        self.result.release();
-    }
-}
-
-enum Slot {
-    Pending,
-    Done(Answer),
 }
 
 /// A speculation cache's counters since they were last taken.
@@ -132,14 +117,26 @@ fn key_hash(key: &[u8]) -> u64 {
     h.finish()
 }
 
-/// A call: its bytes, their hash (computed once: keys hold whole sequences), and its answer.
+/// A call: its key's hash, its key and, once computed, its answer (`pack_answer`) after it.
 struct Entry {
     hash: u64,
-    key: Arc<[u8]>,
-    slot: Slot,
+    data: Arc<[u8]>,
+    key_len: usize,
+    /// A final-pass lookup took the answer.
+    used: bool,
 }
 
-/// Calls by their bytes, and the recorded ones not yet computed (with their hashes).
+impl Entry {
+    fn key(&self) -> &[u8] {
+        &self.data[..self.key_len]
+    }
+
+    fn answer(&self) -> Option<&[u8]> {
+        (self.data.len() > self.key_len).then(|| &self.data[self.key_len..])
+    }
+}
+
+/// Calls by their keys, and the recorded ones not yet computed (their hashes and keys).
 #[derive(Default)]
 struct Shard {
     map: HashTable<Entry>,
@@ -148,7 +145,7 @@ struct Shard {
 
 impl Shard {
     fn find_mut(&mut self, hash: u64, key: &[u8]) -> Option<&mut Entry> {
-        self.map.find_mut(hash, |e| *e.key == *key)
+        self.map.find_mut(hash, |e| e.key() == key)
     }
 }
 
@@ -169,14 +166,24 @@ impl Default for KswCache {
     }
 }
 
-thread_local! {
-    /// A lookup's record and key.
-    static KEY: RefCell<(Vec<u8>, Vec<u8>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+/// A thread's lookup: the call's record and key, and the CIGAR of the answer it lends.
+#[derive(Default)]
+struct Lookup {
+    record: Vec<u8>,
+    key: Vec<u8>,
+    cigar: Vec<u32>,
 }
 
-/// Recorded calls computed at a time, in bytes of their records: a compute unpacks the sequences of the
-/// calls it runs, so this bounds what it adds to the cache's memory.
-const COMPUTE_CHUNK_BYTES: usize = 32 << 20;
+thread_local! {
+    static LOOKUP: RefCell<Lookup> = RefCell::new(Lookup::default());
+}
+
+/// Recorded calls computed at a time, at most this many and this many bytes of their records: a compute
+/// unpacks their sequences and keeps a few hundred bytes of results and bookkeeping per call, so this bounds
+/// what it adds to the cache's memory. On an H200 the GPU's rate was the same with 15 to 63 thousand
+/// minimap2 calls per batch (ultra-long ONT reads).
+const COMPUTE_CHUNK_JOBS: usize = 32 << 10;
+const COMPUTE_CHUNK_BYTES: usize = 16 << 20;
 
 /// The key's byte after the record's fixed part: how the sequences follow.
 const SEQ_PACKED: u8 = 1; // four bases to a byte, the first in the low bits
@@ -238,6 +245,35 @@ fn unpack_key(key: &[u8], record: &mut [u8]) {
         seq.copy_from_slice(&body[..n]);
     }
     tail.copy_from_slice(&body[packed..]);
+}
+
+/// Appends an answer: every field but the CIGAR pointer, then the CIGAR's operations, each a varint (a run
+/// under 8 takes one byte): about a third of a `KswResult` and its `malloc`ed CIGAR.
+fn pack_answer(r: &KswResult, out: &mut Vec<u8>) {
+    let fields = [r.max as i32, r.zdropped, r.max_q, r.max_t, r.mqe, r.mqe_t, r.mte, r.mte_q, r.score, r.reach_end, r.n_cigar];
+    for v in fields {
+        varint::put(out, varint::zigzag(v as i64));
+    }
+    for &op in r.cigar() {
+        varint::put(out, op as u64);
+    }
+}
+
+/// An answer as `pack_answer` stored it, its CIGAR in `cigar` (null when it has none); None when malformed.
+fn unpack_answer(bytes: &[u8], cigar: &mut Vec<u32>) -> Option<KswResult> {
+    let mut at = 0;
+    let mut field = || varint::take(bytes, &mut at).and_then(|v| i32::try_from(varint::unzigzag(v)).ok());
+    let (max, zdropped, max_q, max_t, mqe) = (field()? as u32, field()?, field()?, field()?, field()?);
+    let (mqe_t, mte, mte_q, score, reach_end, n_cigar) = (field()?, field()?, field()?, field()?, field()?, field()?);
+    cigar.clear();
+    for _ in 0..n_cigar.max(0) {
+        cigar.push(u32::try_from(varint::take(bytes, &mut at)?).ok()?);
+    }
+    if at != bytes.len() {
+        return None;
+    }
+    let cigar = if n_cigar > 0 { cigar.as_mut_ptr() } else { std::ptr::null_mut() };
+    Some(KswResult { max, zdropped, max_q, max_t, mqe, mqe_t, mte, mte_q, score, reach_end, n_cigar, cigar })
 }
 
 /// DP cells of a call inside its band (`w < 0` or no band: the whole matrix); ignores Z-drop.
@@ -306,46 +342,47 @@ impl KswCache {
         self.shards[shard].lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Answers the encoded call into `out` (its CIGAR lent until `clear`) and returns true; or returns
-    /// false, recording the call when `record`.
-    fn get(&self, key: &[u8], record: bool, out: &mut KswResult) -> bool {
+    /// Answers the call of `key` into `out` (its CIGAR in `cigar`) and returns true; or returns false,
+    /// recording the call when `record`.
+    fn get(&self, key: &[u8], record: bool, out: &mut KswResult, cigar: &mut Vec<u32>) -> bool {
         let hash = key_hash(key);
         let mut shard = self.lock(Self::shard_of(hash));
-        if let Some(Entry { slot: Slot::Done(a), .. }) = shard.find_mut(hash, key) {
-            *out = KswResult { ..a.result };
-            if !record {
-                a.used = true;
-                self.counters.hits.fetch_add(1, Relaxed);
+        if let Some(e) = shard.find_mut(hash, key) {
+            if let Some(answer) = e.answer() {
+                *out = unpack_answer(answer, cigar).expect("ksw cache: a malformed answer");
+                if !record {
+                    e.used = true;
+                    self.counters.hits.fetch_add(1, Relaxed);
+                }
+                return true;
             }
-            return true;
+        } else if record {
+            let data: Arc<[u8]> = key.into();
+            self.counters.recorded.fetch_add(1, Relaxed);
+            self.counters.recorded_cells.fetch_add(key_cells(key), Relaxed);
+            shard.map.insert_unique(hash, Entry { hash, data: data.clone(), key_len: key.len(), used: false }, |e| e.hash);
+            shard.pending.push((hash, data));
         }
-        if record {
-            if shard.find_mut(hash, key).is_none() {
-                let key: Arc<[u8]> = key.into();
-                self.counters.recorded.fetch_add(1, Relaxed);
-                self.counters.recorded_cells.fetch_add(key_cells(&key), Relaxed);
-                shard.map.insert_unique(hash, Entry { hash, key: key.clone(), slot: Slot::Pending }, |e| e.hash);
-                shard.pending.push((hash, key));
-            }
-        } else {
+        if !record {
             self.counters.misses.fetch_add(1, Relaxed);
         }
         false
     }
 
     fn get_encoded<J>(&self, job: &J, record: bool, out: &mut KswResult, encode: unsafe fn(&mut Vec<u8>, &J)) -> bool {
-        KEY.with(|k| {
-            let (record_bytes, key) = &mut *k.borrow_mut();
+        LOOKUP.with(|l| {
+            let Lookup { record: record_bytes, key, cigar } = &mut *l.borrow_mut();
             record_bytes.clear();
             // SAFETY: the caller guarantees the job's pointers cover its lengths.
             unsafe { encode(record_bytes, job) };
             pack_key(record_bytes, key);
-            self.get(key, record, out)
+            self.get(key, record, out, cigar)
         })
     }
 
     /// Looks a `ksw_extd2_sse` call up (see the module doc). On a hit `out` is overwritten without freeing
-    /// what it held, and its CIGAR belongs to the cache: do not free it; it is valid until `clear`.
+    /// what it held, and its CIGAR belongs to the cache: do not free it; it is valid until this thread's next
+    /// lookup (of any cache).
     ///
     /// # Safety
     /// The job's pointers cover its lengths (as for a batch call).
@@ -392,26 +429,30 @@ impl KswCache {
         for i in 0..SHARDS {
             keys.append(&mut self.lock(i).pending);
         }
-        if keys.is_empty() {
+        let n = keys.len();
+        if n == 0 {
             return Ok(0);
         }
         let bad = || crate::Error::Internal("ksw cache: a malformed key".into());
-        let lens: Vec<usize> = keys.iter().map(|(_, k)| record_len(k).ok_or_else(bad)).collect::<Result<_>>()?;
-        let mut start = 0;
-        while start < keys.len() {
+        while !keys.is_empty() {
             // the calls taken and not yet computed when one fails stay unanswered: lookups miss them
-            let mut end = start + 1;
-            let mut bytes = lens[start];
-            while end < keys.len() && bytes + lens[end] <= COMPUTE_CHUNK_BYTES {
-                bytes += lens[end];
-                end += 1;
+            let (mut end, mut bytes) = (0, 0);
+            let mut lens = Vec::new();
+            while end < keys.len() && end < COMPUTE_CHUNK_JOBS {
+                let len = record_len(&keys[end].1).ok_or_else(bad)?;
+                if end > 0 && bytes + len > COMPUTE_CHUNK_BYTES {
+                    break;
+                }
+                (bytes, end) = (bytes + len, end + 1);
+                lens.push(len);
             }
-            self.compute_chunk(engine, split, &keys[start..end], &lens[start..end])?;
-            start = end;
+            // the keys are let go chunk by chunk: an entry's key is copied next to its answer
+            let chunk: Vec<_> = keys.drain(..end).collect();
+            self.compute_chunk(engine, split, &chunk, &lens)?;
         }
         self.counters.rounds.fetch_add(1, Relaxed);
         self.counters.compute_ns.fetch_add(t0.elapsed().as_nanos() as u64, Relaxed);
-        Ok(keys.len())
+        Ok(n)
     }
 
     /// Computes the calls of `keys` (their records `lens[i]` bytes long) and stores their answers.
@@ -425,17 +466,15 @@ impl KswCache {
             rest = tail;
         }
         parts.par_iter_mut().zip(keys).for_each(|(part, (_, k))| unpack_key(k, part));
-        let bad = || crate::Error::Internal("ksw cache: a malformed key".into());
-        let jobs: Vec<RecordJob> = parts.iter().map(|r| record_job(r).ok_or_else(bad)).collect::<Result<_>>()?;
-        let mut results = try_from_fn(jobs.len(), |_| KswResult::EMPTY).map_err(|e| e.in_batch("ksw cache results"))?;
         let (mut extd2, mut exts2, mut extz2) = (Vec::new(), Vec::new(), Vec::new());
-        for (i, j) in jobs.iter().enumerate() {
-            match j {
-                RecordJob::Extd2(j) => extd2.push((i, *j)),
-                RecordJob::Exts2(j) => exts2.push((i, *j)),
-                RecordJob::Extz2(j) => extz2.push((i, *j)),
+        for (i, r) in parts.iter().enumerate() {
+            match record_job(r).ok_or_else(|| crate::Error::Internal("ksw cache: a malformed key".into()))? {
+                RecordJob::Extd2(j) => extd2.push((i, j)),
+                RecordJob::Exts2(j) => exts2.push((i, j)),
+                RecordJob::Extz2(j) => extz2.push((i, j)),
             }
         }
+        let mut results = try_from_fn(keys.len(), |_| KswResult::EMPTY).map_err(|e| e.in_batch("ksw cache results"))?;
         let c = &self.counters;
         let ran = run_kind(c, &mut results, extd2, |js, out| if split { self.extd2_split(engine, js, out) } else { self.extd2_alone(engine, js, out) })
             .and_then(|()| {
@@ -444,25 +483,28 @@ impl KswCache {
                 })
             })
             .and_then(|()| run_kind(c, &mut results, extz2, |js, out| super::extz2_batch(engine, js, out).map(|_| (0, js.len()))));
+        drop(parts); // the jobs pointed into the records
+        drop(records);
         if let Err(e) = ran {
             results.iter_mut().for_each(KswResult::release);
             return Err(e);
         }
-        drop(jobs); // they point into the records
-        drop(parts);
-        drop(records);
         let mut by_shard: Vec<Vec<(&(u64, Arc<[u8]>), KswResult)>> = (0..SHARDS).map(|_| Vec::new()).collect();
         for (k, result) in keys.iter().zip(results) {
             by_shard[Self::shard_of(k.0)].push((k, result));
         }
         by_shard.into_par_iter().enumerate().for_each(|(i, answers)| {
+            let mut data = Vec::new();
             let mut shard = self.lock(i);
-            for ((hash, k), result) in answers {
-                let answer = Answer { result, used: false };
+            for ((hash, key), mut result) in answers {
                 // a call recorded is in its shard until `clear`, which no lookup or compute overlaps
-                if let Some(e) = shard.find_mut(*hash, k) {
-                    e.slot = Slot::Done(answer);
+                if let Some(e) = shard.find_mut(*hash, key) {
+                    data.clear();
+                    data.extend_from_slice(key);
+                    pack_answer(&result, &mut data);
+                    e.data = data.as_slice().into();
                 }
+                result.release();
             }
         });
         Ok(())
@@ -579,31 +621,27 @@ impl KswCache {
             .into_par_iter()
             .map(|i| {
                 let shard = std::mem::take(&mut *self.lock(i));
-                for e in shard.map.iter() {
-                    if !matches!(e.slot, Slot::Done(Answer { used: true, .. })) {
-                        self.counters.unused.fetch_add(1, Relaxed);
-                        self.counters.unused_cells.fetch_add(key_cells(&e.key), Relaxed);
-                    }
+                for e in shard.map.iter().filter(|e| !e.used) {
+                    self.counters.unused.fetch_add(1, Relaxed);
+                    self.counters.unused_cells.fetch_add(key_cells(e.key()), Relaxed);
                 }
                 shard
             })
             .collect();
         if trace() {
-            let (mut calls, mut slots, mut key_bytes, mut cigar_bytes) = (0, 0, 0, 0);
+            let (mut calls, mut slots, mut key_bytes, mut answer_bytes) = (0, 0, 0, 0);
             for e in old.iter().flat_map(|s| {
                 (calls, slots) = (calls + s.map.len(), slots + s.map.capacity());
                 s.map.iter()
             }) {
-                key_bytes += e.key.len();
-                if let Slot::Done(a) = &e.slot {
-                    cigar_bytes += 4 * a.result.cigar().len();
-                }
+                key_bytes += e.key_len;
+                answer_bytes += e.data.len() - e.key_len;
             }
             eprintln!(
-                "[warpalign] cache cleared: {calls} calls in {slots} slots of {} bytes, keys {:.1} MB, CIGARs {:.1} MB",
+                "[warpalign] cache cleared: {calls} calls in {slots} slots of {} bytes, keys {:.1} MB, answers {:.1} MB",
                 std::mem::size_of::<Entry>(),
                 key_bytes as f64 / 1e6,
-                cigar_bytes as f64 / 1e6
+                answer_bytes as f64 / 1e6
             );
         }
         // where no thread can be started, the failed spawn drops the closure, freeing them here
@@ -689,6 +727,38 @@ mod tests {
             pack_key(&r, &mut key);
             assert_eq!(key[FIXED], SEQ_RAW);
             assert_eq!(round_trip(&r), r);
+        }
+    }
+
+    #[test]
+    fn answers_come_back_exactly() {
+        let mut ops = vec![3 << 4, 1 << 4 | 1, 100_000 << 4 | 2, u32::MAX];
+        let mut r = KswResult {
+            max: u32::MAX,
+            zdropped: 1,
+            max_q: -1,
+            max_t: i32::MAX,
+            mqe: i32::MIN,
+            mqe_t: 7,
+            mte: -0x4000_0000,
+            mte_q: 0,
+            score: -50,
+            reach_end: 1,
+            n_cigar: ops.len() as i32,
+            cigar: ops.as_mut_ptr(),
+        };
+        let fields = |r: &KswResult| (r.max, [r.zdropped, r.max_q, r.max_t, r.mqe, r.mqe_t, r.mte, r.mte_q, r.score, r.reach_end, r.n_cigar], r.cigar().to_vec());
+        let mut cigar = vec![9; 2];
+        for n in [4, 0] {
+            r.n_cigar = n;
+            let mut bytes = Vec::new();
+            pack_answer(&r, &mut bytes);
+            let back = unpack_answer(&bytes, &mut cigar).unwrap();
+            assert_eq!(fields(&back), fields(&r));
+            assert_eq!(back.cigar.is_null(), n == 0);
+            assert!(unpack_answer(&bytes[..bytes.len() - 1], &mut cigar).is_none(), "cut off");
+            bytes.push(0);
+            assert!(unpack_answer(&bytes, &mut cigar).is_none(), "bytes left over");
         }
     }
 
