@@ -425,10 +425,10 @@ impl KswCache {
 
     fn compute_with(&self, engine: &Engine, split: bool) -> Result<usize> {
         let t0 = Instant::now();
-        let mut keys: Vec<(u64, Arc<[u8]>)> = Vec::new();
-        for i in 0..SHARDS {
-            keys.append(&mut self.lock(i).pending);
-        }
+        // taken whole: a shard's list would keep its largest size
+        let pending: Vec<Vec<(u64, Arc<[u8]>)>> = (0..SHARDS).map(|i| std::mem::take(&mut self.lock(i).pending)).collect();
+        let mut keys: Vec<(u64, Arc<[u8]>)> = Vec::with_capacity(pending.iter().map(Vec::len).sum());
+        pending.into_iter().for_each(|p| keys.extend(p));
         let n = keys.len();
         if n == 0 {
             return Ok(0);
