@@ -195,22 +195,69 @@ fn seq_len(fixed: &[u8]) -> usize {
     len(26) + len(30)
 }
 
+/// Appends `seq` packed four bases to a byte (the first in the low bits) and returns true, or returns false
+/// leaving `out` as it was when a byte is 4 or more. 32 bases a step: keys are packed at every lookup.
+fn pack_bases(seq: &[u8], out: &mut Vec<u8>) -> bool {
+    // each byte's two bits gathered: pairs of bytes, then of pairs, then of quads; None if a byte is over 3
+    let pack8 = |w: &[u8]| {
+        let mut x = u64::from_le_bytes(w.try_into().unwrap());
+        if x & 0xfcfc_fcfc_fcfc_fcfc != 0 {
+            return None;
+        }
+        x = (x | x >> 6) & 0x000f_000f_000f_000f;
+        x = (x | x >> 12) & 0x0000_00ff_0000_00ff;
+        Some((x | x >> 24) & 0xffff)
+    };
+    let start = out.len();
+    out.reserve(seq.len().div_ceil(4));
+    let blocks = seq.chunks_exact(32);
+    let rest = blocks.remainder();
+    for b in blocks {
+        match (pack8(&b[..8]), pack8(&b[8..16]), pack8(&b[16..24]), pack8(&b[24..])) {
+            (Some(w0), Some(w1), Some(w2), Some(w3)) => out.extend_from_slice(&(w0 | w1 << 16 | w2 << 32 | w3 << 48).to_le_bytes()),
+            _ => {
+                out.truncate(start);
+                return false;
+            }
+        }
+    }
+    let words = rest.chunks_exact(8);
+    let last = words.remainder();
+    for w in words {
+        let Some(x) = pack8(w) else {
+            out.truncate(start);
+            return false;
+        };
+        out.extend_from_slice(&(x as u16).to_le_bytes());
+    }
+    if last.iter().any(|&b| b > 3) {
+        out.truncate(start);
+        return false;
+    }
+    out.extend(last.chunks(4).map(|quad| quad.iter().rev().fold(0, |byte, &b| byte << 2 | b)));
+    true
+}
+
+/// Four bases of each packed byte.
+const UNPACKED: [[u8; 4]; 256] = {
+    let mut t = [[0; 4]; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = [i as u8 & 3, i as u8 >> 2 & 3, i as u8 >> 4 & 3, i as u8 >> 6];
+        i += 1;
+    }
+    t
+};
+
 /// The key of a record made by `encode_*`.
 fn pack_key(record: &[u8], key: &mut Vec<u8>) {
     let (fixed, rest) = record.split_at(FIXED);
     let (seq, tail) = rest.split_at(seq_len(fixed));
     key.clear();
     key.extend_from_slice(fixed);
-    if seq.iter().all(|&b| b < 4) {
-        key.push(SEQ_PACKED);
-        let quads = seq.chunks_exact(4);
-        let last = quads.remainder();
-        key.extend(quads.map(|c| c[0] | c[1] << 2 | c[2] << 4 | c[3] << 6));
-        if !last.is_empty() {
-            key.push(last.iter().rev().fold(0, |byte, &b| byte << 2 | b));
-        }
-    } else {
-        key.push(SEQ_RAW);
+    key.push(SEQ_PACKED);
+    if !pack_bases(seq, key) {
+        key[FIXED] = SEQ_RAW;
         key.extend_from_slice(seq);
     }
     key.extend_from_slice(tail);
@@ -236,10 +283,12 @@ fn unpack_key(key: &[u8], record: &mut [u8]) {
     let body = &key[FIXED + 1..];
     let packed = if key[FIXED] == SEQ_PACKED { n.div_ceil(4) } else { n };
     if key[FIXED] == SEQ_PACKED {
-        for (quad, &byte) in seq.chunks_mut(4).zip(body) {
-            for (k, b) in quad.iter_mut().enumerate() {
-                *b = byte >> (2 * k) & 3;
-            }
+        let (quads, last) = seq.split_at_mut(n / 4 * 4);
+        for (quad, &byte) in quads.chunks_exact_mut(4).zip(body) {
+            quad.copy_from_slice(&UNPACKED[byte as usize]);
+        }
+        if !last.is_empty() {
+            last.copy_from_slice(&UNPACKED[body[n / 4] as usize][..last.len()]);
         }
     } else {
         seq.copy_from_slice(&body[..n]);
@@ -707,9 +756,9 @@ mod tests {
 
     #[test]
     fn keys_pack_acgt_and_give_their_records_back() {
-        for n in 0..=13 {
+        for n in 0..=75 {
             for qlen in [0, n / 2, n] {
-                let seq: Vec<u8> = (0..n).map(|i| (i * 7 % 4) as u8).collect();
+                let seq: Vec<u8> = (0..n).map(|i| (i * 7 % 4 ^ i / 4 % 4) as u8).collect();
                 let r = record(qlen, &seq);
                 let mut key = Vec::new();
                 pack_key(&r, &mut key);
@@ -721,7 +770,8 @@ mod tests {
 
     #[test]
     fn keys_with_other_bytes_keep_them() {
-        for seq in [vec![0, 1, 4, 3, 2], vec![3, 0, 255], vec![5]] {
+        let with = |at: usize, b: u8| -> Vec<u8> { (0..45).map(|i| if i == at { b } else { (i % 4) as u8 }).collect() };
+        for seq in [vec![0, 1, 4, 3, 2], vec![3, 0, 255], vec![5], with(0, 4), with(12, 4), with(31, 4), with(33, 4), with(41, 128), with(44, 4)] {
             let r = record(1, &seq);
             let mut key = Vec::new();
             pack_key(&r, &mut key);
