@@ -136,11 +136,14 @@ impl Entry {
     }
 }
 
-/// Calls by their keys, and the recorded ones not yet computed (their hashes and keys).
+/// A recorded call not yet computed: its key's hash and its key (the entry's data).
+type Pending = (u64, Arc<[u8]>);
+
+/// Calls by their keys, and the recorded ones not yet computed.
 #[derive(Default)]
 struct Shard {
     map: HashTable<Entry>,
-    pending: Vec<(u64, Arc<[u8]>)>,
+    pending: Vec<Pending>,
 }
 
 impl Shard {
@@ -180,8 +183,8 @@ thread_local! {
 
 /// Recorded calls computed at a time, at most this many and this many bytes of their records: a compute
 /// unpacks their sequences and keeps a few hundred bytes of results and bookkeeping per call, so this bounds
-/// what it adds to the cache's memory. On an H200 the GPU's rate was the same with 15 to 63 thousand
-/// minimap2 calls per batch (ultra-long ONT reads).
+/// what it adds to the cache's memory. On an H200, GPU batches of 10 to 63 thousand calls of ultra-long ONT
+/// reads ran at 11 to 34 GCUPS, with no trend in their size.
 const COMPUTE_CHUNK_JOBS: usize = 32 << 10;
 const COMPUTE_CHUNK_BYTES: usize = 16 << 20;
 
@@ -475,8 +478,8 @@ impl KswCache {
     fn compute_with(&self, engine: &Engine, split: bool) -> Result<usize> {
         let t0 = Instant::now();
         // taken whole: a shard's list would keep its largest size
-        let pending: Vec<Vec<(u64, Arc<[u8]>)>> = (0..SHARDS).map(|i| std::mem::take(&mut self.lock(i).pending)).collect();
-        let mut keys: Vec<(u64, Arc<[u8]>)> = Vec::with_capacity(pending.iter().map(Vec::len).sum());
+        let pending: Vec<Vec<Pending>> = (0..SHARDS).map(|i| std::mem::take(&mut self.lock(i).pending)).collect();
+        let mut keys: Vec<Pending> = Vec::with_capacity(pending.iter().map(Vec::len).sum());
         pending.into_iter().for_each(|p| keys.extend(p));
         let n = keys.len();
         if n == 0 {
@@ -505,7 +508,7 @@ impl KswCache {
     }
 
     /// Computes the calls of `keys` (their records `lens[i]` bytes long) and stores their answers.
-    fn compute_chunk(&self, engine: &Engine, split: bool, keys: &[(u64, Arc<[u8]>)], lens: &[usize]) -> Result<()> {
+    fn compute_chunk(&self, engine: &Engine, split: bool, keys: &[Pending], lens: &[usize]) -> Result<()> {
         let mut records = crate::memory::try_zeroed::<u8>(lens.iter().sum()).map_err(|e| e.in_batch("ksw cache records"))?;
         let mut parts: Vec<&mut [u8]> = Vec::with_capacity(keys.len());
         let mut rest = records.as_mut_slice();
@@ -538,7 +541,7 @@ impl KswCache {
             results.iter_mut().for_each(KswResult::release);
             return Err(e);
         }
-        let mut by_shard: Vec<Vec<(&(u64, Arc<[u8]>), KswResult)>> = (0..SHARDS).map(|_| Vec::new()).collect();
+        let mut by_shard: Vec<Vec<(&Pending, KswResult)>> = (0..SHARDS).map(|_| Vec::new()).collect();
         for (k, result) in keys.iter().zip(results) {
             by_shard[Self::shard_of(k.0)].push((k, result));
         }
@@ -678,14 +681,11 @@ impl KswCache {
             })
             .collect();
         if trace() {
-            let (mut calls, mut slots, mut key_bytes, mut answer_bytes) = (0, 0, 0, 0);
-            for e in old.iter().flat_map(|s| {
-                (calls, slots) = (calls + s.map.len(), slots + s.map.capacity());
-                s.map.iter()
-            }) {
-                key_bytes += e.key_len;
-                answer_bytes += e.data.len() - e.key_len;
-            }
+            let calls: usize = old.iter().map(|s| s.map.len()).sum();
+            let slots: usize = old.iter().map(|s| s.map.capacity()).sum();
+            let entries = || old.iter().flat_map(|s| s.map.iter());
+            let key_bytes: usize = entries().map(|e| e.key_len).sum();
+            let answer_bytes: usize = entries().map(|e| e.data.len() - e.key_len).sum();
             eprintln!(
                 "[warpalign] cache cleared: {calls} calls in {slots} slots of {} bytes, keys {:.1} MB, answers {:.1} MB",
                 std::mem::size_of::<Entry>(),
