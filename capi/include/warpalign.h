@@ -620,6 +620,25 @@ enum warpalign_status warpalign_chain_dp_batch(const struct warpalign_ctx *ctx,
 void warpalign_chain_dp_results_free(struct warpalign_chain_dp_result *results, size_t n);
 
 /**
+ * Packs `n` anchors into `*packed`, `malloc`ed (NULL when `*len` is 0; free it with free()), `*len` bytes:
+ * for keeping anchors while they wait (a chain's anchors take about 2 bytes each instead of 16). Unpack
+ * them with warpalign_anchors_unpack. WARPALIGN_STATUS_OUT_OF_MEMORY: nothing allocated.
+ */
+enum warpalign_status warpalign_anchors_pack(const struct warpalign_anchor *anchors,
+                                             size_t n,
+                                             uint8_t **packed,
+                                             size_t *len);
+
+/**
+ * Writes the `n` anchors that warpalign_anchors_pack packed into the `len` bytes at `packed` to `anchors`.
+ * WARPALIGN_STATUS_INVALID_ARGUMENT when the bytes do not hold exactly `n` anchors.
+ */
+enum warpalign_status warpalign_anchors_unpack(const uint8_t *packed,
+                                               size_t len,
+                                               struct warpalign_anchor *anchors,
+                                               size_t n);
+
+/**
  * Runs `n` `ksw_extd2_sse` jobs. `results[i]` is overwritten (not freed) with job i's output; its CIGAR
  * is `malloc`ed: release with warpalign_ksw_results_free. Jobs' memory must stay valid for the call. A job
  * outside its contract (see warpalign_ksw_extd2_job) fails the whole batch with
@@ -670,9 +689,9 @@ void warpalign_ksw_cache_clear(struct warpalign_ksw_cache *cache);
 
 /**
  * Looks up one `ksw_extd2_sse` call. Returns 1 when it is known: `*out` is overwritten with every output
- * field (what it held is not freed) and its CIGAR is lent by the cache (do not free it; valid until
- * `warpalign_ksw_cache_clear`). Returns 0 when unknown, recording the call when `record` is non-zero
- * (its sequences are copied). Returns -1, recording nothing, on a NULL argument or a job outside its
+ * field (what it held is not freed) and its CIGAR is lent by the cache (do not free it; valid until this
+ * thread's next lookup, of any cache, or `warpalign_ksw_cache_clear`). Returns 0 when unknown, recording
+ * the call when `record` is non-zero (its sequences are copied). Returns -1, recording nothing, on a NULL argument or a job outside its
  * contract (see warpalign_ksw_extd2_job and warpalign_last_error).
  */
 int32_t warpalign_ksw_cache_extd2(const struct warpalign_ksw_cache *cache,

@@ -65,9 +65,9 @@ fn lookup<J>(
 }
 
 /// Looks up one `ksw_extd2_sse` call. Returns 1 when it is known: `*out` is overwritten with every output
-/// field (what it held is not freed) and its CIGAR is lent by the cache (do not free it; valid until
-/// `warpalign_ksw_cache_clear`). Returns 0 when unknown, recording the call when `record` is non-zero
-/// (its sequences are copied). Returns -1, recording nothing, on a NULL argument or a job outside its
+/// field (what it held is not freed) and its CIGAR is lent by the cache (do not free it; valid until this
+/// thread's next lookup, of any cache, or `warpalign_ksw_cache_clear`). Returns 0 when unknown, recording
+/// the call when `record` is non-zero (its sequences are copied). Returns -1, recording nothing, on a NULL argument or a job outside its
 /// contract (see warpalign_ksw_extd2_job and warpalign_last_error).
 #[no_mangle]
 pub extern "C" fn warpalign_ksw_cache_extd2(cache: *const WarpalignKswCache, job: *const KswExtd2Job, record: i32, out: *mut KswResult) -> i32 {

@@ -21,6 +21,10 @@ static void map_batch(const pipeline_t *p, step_t *s) // kt_for over the fragmen
 			s->reg[i] = 0, s->n_reg[i] = 0;
 		}
 	} while (mmw_batch_next(s->mmw));
+	for (i = 0; i < p->n_threads; ++i) { // kalloc keeps each thread's largest read's memory (8 MB cores), idle until the final pass
+		mm_tbuf_destroy(s->buf[i]);
+		s->buf[i] = mm_tbuf_init();
+	}
 }
 
 static void map_batch_final(const pipeline_t *p, step_t *s) // step 2: the final pass, while the next batch records

@@ -4,6 +4,7 @@
 //! `y = flags<<40 | q_span<<32 | q_pos`. Output arrays are `malloc`ed and owned by the caller.
 
 pub mod dump;
+pub mod pack;
 pub mod gpu;
 pub mod twin;
 

@@ -11,11 +11,18 @@
 //!    answer is the engine's result for exactly the bytes the call passed (the key is the whole call,
 //!    compared byte for byte, not a hash of it).
 //!
-//! Answers stay until [`KswCache::clear`]; an answer's CIGAR is lent to the caller until then.
+//! Answers stay until [`KswCache::clear`]; an answer's CIGAR is lent to the caller until the thread's next
+//! lookup.
+//!
+//! Stored compactly (a batch of minimap2's reads records about four calls per kb): a key is the call's dump
+//! record (dump.rs) with its query and target packed four bases to a byte when every base is below 4 (A, C,
+//! G, T; minimap2's N is 4). Each record has one key and each key one record, so keys are still equal
+//! exactly when the calls are. An answer follows its key in the same allocation, as varints.
 
-use super::dump::{self, record_job, DumpKind, RecordJob};
+use super::dump::{self, record_job, DumpKind, RecordJob, FIXED};
 use super::{KswExtd2Job, KswExts2Job, KswExtz2Job, KswResult};
 use crate::memory::try_from_fn;
+use crate::varint;
 use crate::{Backend, Engine, Result};
 use hashbrown::HashTable;
 use std::cell::RefCell;
@@ -36,23 +43,6 @@ const INITIAL_CPU_RATE: f64 = 7e9;
 fn trace() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *ON.get_or_init(|| crate::env::TRACE.get().unwrap_or(false))
-}
-
-/// A computed call: the engine's result, its CIGAR owned here (and lent to lookups).
-struct Answer {
-    result: KswResult,
-    used: bool,
-}
-
-impl Drop for Answer {
-    fn drop(&mut self) {
-        self.result.release();
-    }
-}
-
-enum Slot {
-    Pending,
-    Done(Answer),
 }
 
 /// A speculation cache's counters since they were last taken.
@@ -127,23 +117,38 @@ fn key_hash(key: &[u8]) -> u64 {
     h.finish()
 }
 
-/// A call: its bytes, their hash (computed once: keys hold whole sequences), and its answer.
+/// A call: its key's hash, its key and, once computed, its answer (`pack_answer`) after it.
 struct Entry {
     hash: u64,
-    key: Arc<[u8]>,
-    slot: Slot,
+    data: Arc<[u8]>,
+    key_len: usize,
+    /// A final-pass lookup took the answer.
+    used: bool,
 }
 
-/// Calls by their bytes, and the recorded ones not yet computed (with their hashes).
+impl Entry {
+    fn key(&self) -> &[u8] {
+        &self.data[..self.key_len]
+    }
+
+    fn answer(&self) -> Option<&[u8]> {
+        (self.data.len() > self.key_len).then(|| &self.data[self.key_len..])
+    }
+}
+
+/// A recorded call not yet computed: its key's hash and its key (the entry's data).
+type Pending = (u64, Arc<[u8]>);
+
+/// Calls by their keys, and the recorded ones not yet computed.
 #[derive(Default)]
 struct Shard {
     map: HashTable<Entry>,
-    pending: Vec<(u64, Arc<[u8]>)>,
+    pending: Vec<Pending>,
 }
 
 impl Shard {
     fn find_mut(&mut self, hash: u64, key: &[u8]) -> Option<&mut Entry> {
-        self.map.find_mut(hash, |e| *e.key == *key)
+        self.map.find_mut(hash, |e| e.key() == key)
     }
 }
 
@@ -164,8 +169,163 @@ impl Default for KswCache {
     }
 }
 
+/// A thread's lookup: the call's record and key, and the CIGAR of the answer it lends.
+#[derive(Default)]
+struct Lookup {
+    record: Vec<u8>,
+    key: Vec<u8>,
+    cigar: Vec<u32>,
+}
+
 thread_local! {
-    static KEY: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    static LOOKUP: RefCell<Lookup> = RefCell::new(Lookup::default());
+}
+
+/// Recorded calls computed at a time, at most this many and this many bytes of their records: a compute
+/// unpacks their sequences and keeps a few hundred bytes of results and bookkeeping per call, so this bounds
+/// what it adds to the cache's memory. On an H200, GPU batches of 10 to 63 thousand calls of ultra-long ONT
+/// reads ran at 11 to 34 GCUPS, with no trend in their size.
+const COMPUTE_CHUNK_JOBS: usize = 32 << 10;
+const COMPUTE_CHUNK_BYTES: usize = 16 << 20;
+
+/// The key's byte after the record's fixed part: how the sequences follow.
+const SEQ_PACKED: u8 = 1; // four bases to a byte, the first in the low bits
+const SEQ_RAW: u8 = 0; // as in the record
+
+/// Bytes of the query and target that follow a record's (or key's) fixed part.
+fn seq_len(fixed: &[u8]) -> usize {
+    let len = |at: usize| i32::from_le_bytes(fixed[at..at + 4].try_into().unwrap()).max(0) as usize;
+    len(26) + len(30)
+}
+
+/// Appends `seq` packed four bases to a byte (the first in the low bits) and returns true, or returns false
+/// leaving `out` as it was when a byte is 4 or more. 32 bases a step: keys are packed at every lookup.
+fn pack_bases(seq: &[u8], out: &mut Vec<u8>) -> bool {
+    // each byte's two bits gathered: pairs of bytes, then of pairs, then of quads; None if a byte is over 3
+    let pack8 = |w: &[u8]| {
+        let mut x = u64::from_le_bytes(w.try_into().unwrap());
+        if x & 0xfcfc_fcfc_fcfc_fcfc != 0 {
+            return None;
+        }
+        x = (x | x >> 6) & 0x000f_000f_000f_000f;
+        x = (x | x >> 12) & 0x0000_00ff_0000_00ff;
+        Some((x | x >> 24) & 0xffff)
+    };
+    let start = out.len();
+    out.reserve(seq.len().div_ceil(4));
+    let blocks = seq.chunks_exact(32);
+    let rest = blocks.remainder();
+    for b in blocks {
+        match (pack8(&b[..8]), pack8(&b[8..16]), pack8(&b[16..24]), pack8(&b[24..])) {
+            (Some(w0), Some(w1), Some(w2), Some(w3)) => out.extend_from_slice(&(w0 | w1 << 16 | w2 << 32 | w3 << 48).to_le_bytes()),
+            _ => {
+                out.truncate(start);
+                return false;
+            }
+        }
+    }
+    let words = rest.chunks_exact(8);
+    let last = words.remainder();
+    for w in words {
+        let Some(x) = pack8(w) else {
+            out.truncate(start);
+            return false;
+        };
+        out.extend_from_slice(&(x as u16).to_le_bytes());
+    }
+    if last.iter().any(|&b| b > 3) {
+        out.truncate(start);
+        return false;
+    }
+    out.extend(last.chunks(4).map(|quad| quad.iter().rev().fold(0, |byte, &b| byte << 2 | b)));
+    true
+}
+
+/// Four bases of each packed byte.
+const UNPACKED: [[u8; 4]; 256] = {
+    let mut t = [[0; 4]; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = [i as u8 & 3, i as u8 >> 2 & 3, i as u8 >> 4 & 3, i as u8 >> 6];
+        i += 1;
+    }
+    t
+};
+
+/// The key of a record made by `encode_*`.
+fn pack_key(record: &[u8], key: &mut Vec<u8>) {
+    let (fixed, rest) = record.split_at(FIXED);
+    let (seq, tail) = rest.split_at(seq_len(fixed));
+    key.clear();
+    key.extend_from_slice(fixed);
+    key.push(SEQ_PACKED);
+    if !pack_bases(seq, key) {
+        key[FIXED] = SEQ_RAW;
+        key.extend_from_slice(seq);
+    }
+    key.extend_from_slice(tail);
+}
+
+/// The length of a key's record; None for a malformed key.
+fn record_len(key: &[u8]) -> Option<usize> {
+    let n = seq_len(key.get(..FIXED)?);
+    let packed = match *key.get(FIXED)? {
+        SEQ_PACKED => n.div_ceil(4),
+        SEQ_RAW => n,
+        _ => return None,
+    };
+    (key.len() - FIXED - 1).checked_sub(packed).map(|tail| FIXED + n + tail)
+}
+
+/// Writes a key's record into `record` (exactly `record_len(key)` bytes).
+fn unpack_key(key: &[u8], record: &mut [u8]) {
+    let n = seq_len(&key[..FIXED]);
+    let (fixed, seq_tail) = record.split_at_mut(FIXED);
+    let (seq, tail) = seq_tail.split_at_mut(n);
+    fixed.copy_from_slice(&key[..FIXED]);
+    let body = &key[FIXED + 1..];
+    let packed = if key[FIXED] == SEQ_PACKED { n.div_ceil(4) } else { n };
+    if key[FIXED] == SEQ_PACKED {
+        let (quads, last) = seq.split_at_mut(n / 4 * 4);
+        for (quad, &byte) in quads.chunks_exact_mut(4).zip(body) {
+            quad.copy_from_slice(&UNPACKED[byte as usize]);
+        }
+        if !last.is_empty() {
+            last.copy_from_slice(&UNPACKED[body[n / 4] as usize][..last.len()]);
+        }
+    } else {
+        seq.copy_from_slice(&body[..n]);
+    }
+    tail.copy_from_slice(&body[packed..]);
+}
+
+/// Appends an answer: every field but the CIGAR pointer, then the CIGAR's operations, each a varint (a run
+/// under 8 takes one byte): about a third of a `KswResult` and its `malloc`ed CIGAR.
+fn pack_answer(r: &KswResult, out: &mut Vec<u8>) {
+    let fields = [r.max as i32, r.zdropped, r.max_q, r.max_t, r.mqe, r.mqe_t, r.mte, r.mte_q, r.score, r.reach_end, r.n_cigar];
+    for v in fields {
+        varint::put(out, varint::zigzag(v as i64));
+    }
+    for &op in r.cigar() {
+        varint::put(out, op as u64);
+    }
+}
+
+/// An answer as `pack_answer` stored it, its CIGAR in `cigar` (null when it has none); None when malformed.
+fn unpack_answer(bytes: &[u8], cigar: &mut Vec<u32>) -> Option<KswResult> {
+    let mut at = 0;
+    let mut field = || varint::take(bytes, &mut at).and_then(|v| i32::try_from(varint::unzigzag(v)).ok());
+    let (max, zdropped, max_q, max_t, mqe) = (field()? as u32, field()?, field()?, field()?, field()?);
+    let (mqe_t, mte, mte_q, score, reach_end, n_cigar) = (field()?, field()?, field()?, field()?, field()?, field()?);
+    cigar.clear();
+    for _ in 0..n_cigar.max(0) {
+        cigar.push(u32::try_from(varint::take(bytes, &mut at)?).ok()?);
+    }
+    if at != bytes.len() {
+        return None;
+    }
+    let cigar = if n_cigar > 0 { cigar.as_mut_ptr() } else { std::ptr::null_mut() };
+    Some(KswResult { max, zdropped, max_q, max_t, mqe, mqe_t, mte, mte_q, score, reach_end, n_cigar, cigar })
 }
 
 /// DP cells of a call inside its band (`w < 0` or no band: the whole matrix); ignores Z-drop.
@@ -234,45 +394,47 @@ impl KswCache {
         self.shards[shard].lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Answers the encoded call into `out` (its CIGAR lent until `clear`) and returns true; or returns
-    /// false, recording the call when `record`.
-    fn get(&self, key: &[u8], record: bool, out: &mut KswResult) -> bool {
+    /// Answers the call of `key` into `out` (its CIGAR in `cigar`) and returns true; or returns false,
+    /// recording the call when `record`.
+    fn get(&self, key: &[u8], record: bool, out: &mut KswResult, cigar: &mut Vec<u32>) -> bool {
         let hash = key_hash(key);
         let mut shard = self.lock(Self::shard_of(hash));
-        if let Some(Entry { slot: Slot::Done(a), .. }) = shard.find_mut(hash, key) {
-            *out = KswResult { ..a.result };
-            if !record {
-                a.used = true;
-                self.counters.hits.fetch_add(1, Relaxed);
+        if let Some(e) = shard.find_mut(hash, key) {
+            if let Some(answer) = e.answer() {
+                *out = unpack_answer(answer, cigar).expect("ksw cache: a malformed answer");
+                if !record {
+                    e.used = true;
+                    self.counters.hits.fetch_add(1, Relaxed);
+                }
+                return true;
             }
-            return true;
+        } else if record {
+            let data: Arc<[u8]> = key.into();
+            self.counters.recorded.fetch_add(1, Relaxed);
+            self.counters.recorded_cells.fetch_add(key_cells(key), Relaxed);
+            shard.map.insert_unique(hash, Entry { hash, data: data.clone(), key_len: key.len(), used: false }, |e| e.hash);
+            shard.pending.push((hash, data));
         }
-        if record {
-            if shard.find_mut(hash, key).is_none() {
-                let key: Arc<[u8]> = key.into();
-                self.counters.recorded.fetch_add(1, Relaxed);
-                self.counters.recorded_cells.fetch_add(key_cells(&key), Relaxed);
-                shard.map.insert_unique(hash, Entry { hash, key: key.clone(), slot: Slot::Pending }, |e| e.hash);
-                shard.pending.push((hash, key));
-            }
-        } else {
+        if !record {
             self.counters.misses.fetch_add(1, Relaxed);
         }
         false
     }
 
     fn get_encoded<J>(&self, job: &J, record: bool, out: &mut KswResult, encode: unsafe fn(&mut Vec<u8>, &J)) -> bool {
-        KEY.with(|k| {
-            let mut k = k.borrow_mut();
-            k.clear();
+        LOOKUP.with(|l| {
+            let Lookup { record: record_bytes, key, cigar } = &mut *l.borrow_mut();
+            record_bytes.clear();
             // SAFETY: the caller guarantees the job's pointers cover its lengths.
-            unsafe { encode(&mut k, job) };
-            self.get(&k, record, out)
+            unsafe { encode(record_bytes, job) };
+            pack_key(record_bytes, key);
+            self.get(key, record, out, cigar)
         })
     }
 
     /// Looks a `ksw_extd2_sse` call up (see the module doc). On a hit `out` is overwritten without freeing
-    /// what it held, and its CIGAR belongs to the cache: do not free it; it is valid until `clear`.
+    /// what it held, and its CIGAR belongs to the cache: do not free it; it is valid until this thread's next
+    /// lookup (of any cache).
     ///
     /// # Safety
     /// The job's pointers cover its lengths (as for a batch call).
@@ -315,26 +477,56 @@ impl KswCache {
 
     fn compute_with(&self, engine: &Engine, split: bool) -> Result<usize> {
         let t0 = Instant::now();
-        let mut keys: Vec<(u64, Arc<[u8]>)> = Vec::new();
-        let mut shard_ends = Vec::with_capacity(SHARDS); // keys[shard_ends[i-1]..shard_ends[i]] are shard i's
-        for i in 0..SHARDS {
-            keys.append(&mut self.lock(i).pending);
-            shard_ends.push(keys.len());
-        }
-        if keys.is_empty() {
+        // taken whole: a shard's list would keep its largest size
+        let pending: Vec<Vec<Pending>> = (0..SHARDS).map(|i| std::mem::take(&mut self.lock(i).pending)).collect();
+        let mut keys: Vec<Pending> = Vec::with_capacity(pending.iter().map(Vec::len).sum());
+        pending.into_iter().for_each(|p| keys.extend(p));
+        let n = keys.len();
+        if n == 0 {
             return Ok(0);
         }
         let bad = || crate::Error::Internal("ksw cache: a malformed key".into());
-        let jobs: Vec<RecordJob> = keys.par_iter().map(|(_, k)| record_job(k).ok_or_else(bad)).collect::<Result<_>>()?;
-        let mut results = try_from_fn(jobs.len(), |_| KswResult::EMPTY).map_err(|e| e.in_batch("ksw cache results"))?;
+        while !keys.is_empty() {
+            // the calls taken and not yet computed when one fails stay unanswered: lookups miss them
+            let (mut end, mut bytes) = (0, 0);
+            let mut lens = Vec::new();
+            while end < keys.len() && end < COMPUTE_CHUNK_JOBS {
+                let len = record_len(&keys[end].1).ok_or_else(bad)?;
+                if end > 0 && bytes + len > COMPUTE_CHUNK_BYTES {
+                    break;
+                }
+                (bytes, end) = (bytes + len, end + 1);
+                lens.push(len);
+            }
+            // the keys are let go chunk by chunk: an entry's key is copied next to its answer
+            let chunk: Vec<_> = keys.drain(..end).collect();
+            self.compute_chunk(engine, split, &chunk, &lens)?;
+        }
+        self.counters.rounds.fetch_add(1, Relaxed);
+        self.counters.compute_ns.fetch_add(t0.elapsed().as_nanos() as u64, Relaxed);
+        Ok(n)
+    }
+
+    /// Computes the calls of `keys` (their records `lens[i]` bytes long) and stores their answers.
+    fn compute_chunk(&self, engine: &Engine, split: bool, keys: &[Pending], lens: &[usize]) -> Result<()> {
+        let mut records = crate::memory::try_zeroed::<u8>(lens.iter().sum()).map_err(|e| e.in_batch("ksw cache records"))?;
+        let mut parts: Vec<&mut [u8]> = Vec::with_capacity(keys.len());
+        let mut rest = records.as_mut_slice();
+        for &len in lens {
+            let (part, tail) = rest.split_at_mut(len);
+            parts.push(part);
+            rest = tail;
+        }
+        parts.par_iter_mut().zip(keys).for_each(|(part, (_, k))| unpack_key(k, part));
         let (mut extd2, mut exts2, mut extz2) = (Vec::new(), Vec::new(), Vec::new());
-        for (i, j) in jobs.iter().enumerate() {
-            match j {
-                RecordJob::Extd2(j) => extd2.push((i, *j)),
-                RecordJob::Exts2(j) => exts2.push((i, *j)),
-                RecordJob::Extz2(j) => extz2.push((i, *j)),
+        for (i, r) in parts.iter().enumerate() {
+            match record_job(r).ok_or_else(|| crate::Error::Internal("ksw cache: a malformed key".into()))? {
+                RecordJob::Extd2(j) => extd2.push((i, j)),
+                RecordJob::Exts2(j) => exts2.push((i, j)),
+                RecordJob::Extz2(j) => extz2.push((i, j)),
             }
         }
+        let mut results = try_from_fn(keys.len(), |_| KswResult::EMPTY).map_err(|e| e.in_batch("ksw cache results"))?;
         let c = &self.counters;
         let ran = run_kind(c, &mut results, extd2, |js, out| if split { self.extd2_split(engine, js, out) } else { self.extd2_alone(engine, js, out) })
             .and_then(|()| {
@@ -343,33 +535,31 @@ impl KswCache {
                 })
             })
             .and_then(|()| run_kind(c, &mut results, extz2, |js, out| super::extz2_batch(engine, js, out).map(|_| (0, js.len()))));
+        drop(parts); // the jobs pointed into the records
+        drop(records);
         if let Err(e) = ran {
-            // the calls taken stay unanswered: lookups miss them
             results.iter_mut().for_each(KswResult::release);
             return Err(e);
         }
-        drop(jobs); // they point into the keys
-        let n = keys.len();
-        let mut by_shard: Vec<Vec<((u64, Arc<[u8]>), KswResult)>> = Vec::with_capacity(SHARDS);
-        let (mut keys, mut results) = (keys.into_iter(), results.into_iter());
-        let mut start = 0;
-        for &end in &shard_ends {
-            by_shard.push(keys.by_ref().zip(results.by_ref()).take(end - start).collect());
-            start = end;
+        let mut by_shard: Vec<Vec<(&Pending, KswResult)>> = (0..SHARDS).map(|_| Vec::new()).collect();
+        for (k, result) in keys.iter().zip(results) {
+            by_shard[Self::shard_of(k.0)].push((k, result));
         }
         by_shard.into_par_iter().enumerate().for_each(|(i, answers)| {
+            let mut data = Vec::new();
             let mut shard = self.lock(i);
-            for ((hash, k), result) in answers {
-                let answer = Answer { result, used: false };
+            for ((hash, key), mut result) in answers {
                 // a call recorded is in its shard until `clear`, which no lookup or compute overlaps
-                if let Some(e) = shard.find_mut(hash, &k) {
-                    e.slot = Slot::Done(answer);
+                if let Some(e) = shard.find_mut(*hash, key) {
+                    data.clear();
+                    data.extend_from_slice(key);
+                    pack_answer(&result, &mut data);
+                    e.data = data.as_slice().into();
                 }
+                result.release();
             }
         });
-        self.counters.rounds.fetch_add(1, Relaxed);
-        self.counters.compute_ns.fetch_add(t0.elapsed().as_nanos() as u64, Relaxed);
-        Ok(n)
+        Ok(())
     }
 
     fn rates(&self) -> std::sync::MutexGuard<'_, (f64, f64)> {
@@ -483,15 +673,26 @@ impl KswCache {
             .into_par_iter()
             .map(|i| {
                 let shard = std::mem::take(&mut *self.lock(i));
-                for e in shard.map.iter() {
-                    if !matches!(e.slot, Slot::Done(Answer { used: true, .. })) {
-                        self.counters.unused.fetch_add(1, Relaxed);
-                        self.counters.unused_cells.fetch_add(key_cells(&e.key), Relaxed);
-                    }
+                for e in shard.map.iter().filter(|e| !e.used) {
+                    self.counters.unused.fetch_add(1, Relaxed);
+                    self.counters.unused_cells.fetch_add(key_cells(e.key()), Relaxed);
                 }
                 shard
             })
             .collect();
+        if trace() {
+            let calls: usize = old.iter().map(|s| s.map.len()).sum();
+            let slots: usize = old.iter().map(|s| s.map.capacity()).sum();
+            let entries = || old.iter().flat_map(|s| s.map.iter());
+            let key_bytes: usize = entries().map(|e| e.key_len).sum();
+            let answer_bytes: usize = entries().map(|e| e.data.len() - e.key_len).sum();
+            eprintln!(
+                "[warpalign] cache cleared: {calls} calls in {slots} slots of {} bytes, keys {:.1} MB, answers {:.1} MB",
+                std::mem::size_of::<Entry>(),
+                key_bytes as f64 / 1e6,
+                answer_bytes as f64 / 1e6
+            );
+        }
         // where no thread can be started, the failed spawn drops the closure, freeing them here
         let _ = std::thread::Builder::new().name("warpalign-free".into()).spawn(move || drop(old));
     }
@@ -512,5 +713,118 @@ impl KswCache {
             unused: t(&c.unused),
             unused_cells: t(&c.unused_cells),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record as `encode_extd2` makes it, with `seq` as query and target and a 2x2 matrix after them.
+    fn record(qlen: usize, seq: &[u8]) -> Vec<u8> {
+        let (query, target) = seq.split_at(qlen);
+        let mat = [1i8, -2, -2, 1];
+        let job = KswExtd2Job {
+            qlen: query.len() as i32,
+            query: query.as_ptr(),
+            tlen: target.len() as i32,
+            target: target.as_ptr(),
+            m: 2,
+            mat: mat.as_ptr(),
+            q: 4,
+            e: 2,
+            q2: 24,
+            e2: 1,
+            w: 7,
+            zdrop: 400,
+            end_bonus: 0,
+            flag: 0,
+        };
+        let mut r = Vec::new();
+        // SAFETY: the job points into `seq` and `mat`, alive here.
+        unsafe { dump::encode_extd2(&mut r, &job) };
+        r
+    }
+
+    fn round_trip(record: &[u8]) -> Vec<u8> {
+        let mut key = Vec::new();
+        pack_key(record, &mut key);
+        let mut back = vec![0xaa; record_len(&key).unwrap()];
+        unpack_key(&key, &mut back);
+        back
+    }
+
+    #[test]
+    fn keys_pack_acgt_and_give_their_records_back() {
+        for n in 0..=75 {
+            for qlen in [0, n / 2, n] {
+                let seq: Vec<u8> = (0..n).map(|i| (i * 7 % 4 ^ i / 4 % 4) as u8).collect();
+                let r = record(qlen, &seq);
+                let mut key = Vec::new();
+                pack_key(&r, &mut key);
+                assert_eq!((key[FIXED], key.len()), (SEQ_PACKED, r.len() + 1 - n + n.div_ceil(4)));
+                assert_eq!(round_trip(&r), r);
+            }
+        }
+    }
+
+    #[test]
+    fn keys_with_other_bytes_keep_them() {
+        let with = |at: usize, b: u8| -> Vec<u8> { (0..45).map(|i| if i == at { b } else { (i % 4) as u8 }).collect() };
+        for seq in [vec![0, 1, 4, 3, 2], vec![3, 0, 255], vec![5], with(0, 4), with(12, 4), with(31, 4), with(33, 4), with(41, 128), with(44, 4)] {
+            let r = record(1, &seq);
+            let mut key = Vec::new();
+            pack_key(&r, &mut key);
+            assert_eq!(key[FIXED], SEQ_RAW);
+            assert_eq!(round_trip(&r), r);
+        }
+    }
+
+    #[test]
+    fn answers_come_back_exactly() {
+        let mut ops = vec![3 << 4, 1 << 4 | 1, 100_000 << 4 | 2, u32::MAX];
+        let mut r = KswResult {
+            max: u32::MAX,
+            zdropped: 1,
+            max_q: -1,
+            max_t: i32::MAX,
+            mqe: i32::MIN,
+            mqe_t: 7,
+            mte: -0x4000_0000,
+            mte_q: 0,
+            score: -50,
+            reach_end: 1,
+            n_cigar: ops.len() as i32,
+            cigar: ops.as_mut_ptr(),
+        };
+        let fields = |r: &KswResult| (r.max, [r.zdropped, r.max_q, r.max_t, r.mqe, r.mqe_t, r.mte, r.mte_q, r.score, r.reach_end, r.n_cigar], r.cigar().to_vec());
+        let mut cigar = vec![9; 2];
+        for n in [4, 0] {
+            r.n_cigar = n;
+            let mut bytes = Vec::new();
+            pack_answer(&r, &mut bytes);
+            let back = unpack_answer(&bytes, &mut cigar).unwrap();
+            assert_eq!(fields(&back), fields(&r));
+            assert_eq!(back.cigar.is_null(), n == 0);
+            assert!(unpack_answer(&bytes[..bytes.len() - 1], &mut cigar).is_none(), "cut off");
+            bytes.push(0);
+            assert!(unpack_answer(&bytes, &mut cigar).is_none(), "bytes left over");
+        }
+    }
+
+    #[test]
+    fn keys_differ_where_records_do() {
+        let seqs: Vec<Vec<u8>> = vec![vec![], vec![0], vec![0, 0], vec![1, 0], vec![0, 1], vec![0, 0, 0, 0, 0], vec![4], vec![0, 4], vec![4, 0]];
+        let mut keys = std::collections::HashSet::new();
+        let mut n = 0;
+        for s in &seqs {
+            for qlen in 0..=s.len() {
+                let mut key = Vec::new();
+                pack_key(&record(qlen, s), &mut key);
+                keys.insert(key);
+                n += 1;
+            }
+        }
+        assert_eq!(keys.len(), n);
     }
 }

@@ -41,7 +41,7 @@ use std::path::Path;
 pub const MAGIC: &[u8; 8] = b"WAKSWDMP";
 pub const VERSION: u32 = 1;
 const FRAMING: Framing = Framing { name: "ksw", magic: MAGIC, version: VERSION, oldest: VERSION };
-const FIXED: usize = 34;
+pub(super) const FIXED: usize = 34;
 
 /// Which ksw2 function a dumped job is an argument list of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -1,7 +1,7 @@
 /* The C API's argument contract: jobs outside it are refused with WARPALIGN_STATUS_INVALID_ARGUMENT and a
  * message before any work, never crash the host nor write to its stderr; warpalign_last_error() is "" after
  * a call that succeeded; the ksw cache refuses a bad call when it is recorded, so that computing the others
- * succeeds. Exits 0 and prints "capi contract: ok". */
+ * succeeds; packed anchors unpack only as the anchors they hold. Exits 0 and prints "capi contract: ok". */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,6 +139,23 @@ static void cache(void)
 	warpalign_ksw_cache_destroy(c);
 }
 
+/* Packed anchors come back as they were; bytes that do not hold the anchors asked for are refused. */
+static void anchors(void)
+{
+	warpalign_anchor a[3] = { { 1ULL << 63 | 5ULL << 32 | 1000, 15ULL << 32 | 20 }, { 1ULL << 63 | 5ULL << 32 | 1011, 15ULL << 32 | 31 }, { 3, ~0ULL } }, back[4];
+	uint8_t *packed = (uint8_t*)1;
+	size_t len = 1;
+	succeeded(warpalign_anchors_pack(a, 0, &packed, &len), "pack no anchors");
+	if (packed != NULL || len != 0) fail("no anchors packed into bytes");
+	succeeded(warpalign_anchors_pack(a, 3, &packed, &len), "pack anchors");
+	succeeded(warpalign_anchors_unpack(packed, len, back, 3), "unpack anchors");
+	if (memcmp(a, back, sizeof(a)) != 0) fail("anchors changed by packing");
+	refused(warpalign_anchors_unpack(packed, len, back, 4), "unpack too many", "are not 4 packed anchors");
+	refused(warpalign_anchors_unpack(packed, len - 1, back, 3), "unpack cut bytes", "packed anchors");
+	refused(warpalign_anchors_pack(NULL, 3, &packed, &len), "pack NULL anchors", "null");
+	free(packed);
+}
+
 /* warpalign_last_error() is "" after any call that succeeded, whatever failed before it. */
 static void last_error(void)
 {
@@ -171,6 +188,7 @@ int main(void)
 	ksw_jobs();
 	ydrop_jobs();
 	cache();
+	anchors();
 	last_error();
 	warpalign_ctx_destroy(ctx);
 	fflush(stderr);

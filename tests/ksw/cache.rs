@@ -70,3 +70,36 @@ fn keyed_by_every_byte() {
     let s = cache.take_stats();
     assert_eq!((s.recorded, s.hits, s.unused), (1, 1, 0));
 }
+
+#[test]
+fn computes_of_more_calls_than_a_chunk_answer_all() {
+    // 40000 distinct short calls: more than one compute chunk's 32768
+    let engine = Engine::cpu();
+    let mat: Vec<i8> = (0..25).map(|i| if i % 6 == 0 { 2 } else { -4 }).collect();
+    let seqs: Vec<[u8; 8]> = (0..40000u32).map(|i| std::array::from_fn(|k| (i >> (2 * k) & 3) as u8)).collect();
+    let target = [0u8, 1, 2, 3, 0, 1, 2, 3];
+    let jobs: Vec<KswExtd2Job> = seqs
+        .iter()
+        .map(|q| KswExtd2Job {
+            qlen: 8, query: q.as_ptr(), tlen: 8, target: target.as_ptr(), m: 5, mat: mat.as_ptr(),
+            q: 4, e: 2, q2: 24, e2: 1, w: -1, zdrop: 400, end_bonus: 0, flag: 0,
+        })
+        .collect();
+    let mut direct: Vec<KswResult> = (0..jobs.len()).map(|_| KswResult::EMPTY).collect();
+    extd2_batch(&engine, &jobs, &mut direct).unwrap();
+    let cache = KswCache::new();
+    let mut out = KswResult::EMPTY;
+    for j in &jobs {
+        // SAFETY: the jobs point into `seqs`, `target` and `mat`, alive here.
+        assert!(!unsafe { cache.get_extd2(j, true, &mut out) });
+    }
+    assert_eq!(cache.compute(&engine).unwrap(), jobs.len());
+    for (j, d) in jobs.iter().zip(&direct) {
+        // SAFETY: as above.
+        assert!(unsafe { cache.get_extd2(j, false, &mut out) });
+        assert_eq!(fields(&out), fields(d));
+    }
+    let s = cache.take_stats();
+    assert_eq!((s.recorded, s.hits, s.misses, s.rounds), (jobs.len() as u64, jobs.len() as u64, 0, 1));
+    direct.iter_mut().for_each(KswResult::release);
+}
