@@ -14,6 +14,9 @@ fn kernels_compile_to_ptx_for_sm90() {
     }
     for (name, _) in KERNELS {
         assert!(!ptx_for_sm90(name).contains("fma.rn.f32"), "kernel {name}: FMA contraction must be off");
+        let src = KERNELS.iter().find(|(n, _)| n == name).expect("listed").1;
+        let cubin = warpalign::gpu::compile(name, src, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+        assert!(cubin.starts_with(b"\x7fELF"), "kernel {name}: the cubin is not an ELF image");
     }
 }
 

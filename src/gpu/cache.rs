@@ -1,4 +1,4 @@
-//! Disk cache of compiled PTX, keyed by the source, the compile options and the library version.
+//! Disk cache of compiled kernels (cubins), keyed by the source, the compile options and the library version.
 //! Directory: `WARPALIGN_CACHE_DIR`, else `$XDG_CACHE_HOME/warpalign`, else `~/.cache/warpalign`.
 //! A cache that cannot be read or written is only a slower start.
 
@@ -25,14 +25,14 @@ fn path(name: &str, src: &str, opts: &[String]) -> Option<PathBuf> {
     }
     h.update(src.as_bytes());
     let key: String = h.finalize().iter().take(12).map(|b| format!("{b:02x}")).collect();
-    dir().map(|d| d.join(format!("{name}-{key}.ptx")))
+    dir().map(|d| d.join(format!("{name}-{key}.cubin")))
 }
 
-pub(super) fn load(name: &str, src: &str, opts: &[String]) -> Option<String> {
-    std::fs::read_to_string(path(name, src, opts)?).ok()
+pub(super) fn load(name: &str, src: &str, opts: &[String]) -> Option<Vec<u8>> {
+    std::fs::read(path(name, src, opts)?).ok().filter(|c| !c.is_empty())
 }
 
-pub(super) fn store(name: &str, src: &str, opts: &[String], ptx: &str) {
+pub(super) fn store(name: &str, src: &str, opts: &[String], cubin: &[u8]) {
     let Some(p) = path(name, src, opts) else { return };
     let Some(parent) = p.parent() else { return };
     if std::fs::create_dir_all(parent).is_err() {
@@ -40,7 +40,7 @@ pub(super) fn store(name: &str, src: &str, opts: &[String], ptx: &str) {
     }
     // Write then rename, so that concurrent processes never read a partial file.
     let tmp = p.with_extension(format!("tmp{}", std::process::id()));
-    if std::fs::write(&tmp, ptx).is_ok() && std::fs::rename(&tmp, &p).is_err() {
+    if std::fs::write(&tmp, cubin).is_ok() && std::fs::rename(&tmp, &p).is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
 }

@@ -101,22 +101,67 @@ pub fn nvrtc_present() -> bool {
     std::panic::catch_unwind(|| unsafe { cudarc::nvrtc::sys::is_culib_present() }).unwrap_or(false)
 }
 
-/// Compiles one kernel source to PTX for `arch` (e.g. "sm_90"), through the disk cache.
-pub fn compile(name: &str, src: &str, arch: &str) -> Result<String, String> {
+/// Compiles one kernel source to a cubin for `arch` (e.g. "sm_90"), through the disk cache: a cached cubin
+/// loads without NVRTC and without the driver's PTX compiler (both cost start time and resident memory).
+pub fn compile(name: &str, src: &str, arch: &str) -> Result<Vec<u8>, String> {
+    let opts = nvrtc_options(arch);
+    if let Some(cubin) = cache::load(name, src, &opts) {
+        return Ok(cubin);
+    }
+    let cubin = nvrtc_compile(name, src, &opts, Output::Cubin)?;
+    cache::store(name, src, &opts, &cubin);
+    Ok(cubin)
+}
+
+/// The PTX of one kernel source for `arch`, with the options [`compile`] uses (not cached: tests read it).
+pub fn ptx(name: &str, src: &str, arch: &str) -> Result<String, String> {
+    let ptx = nvrtc_compile(name, src, &nvrtc_options(arch), Output::Ptx)?;
+    String::from_utf8(ptx.split(|&b| b == 0).next().unwrap_or_default().to_vec()).map_err(|_| format!("kernel {name}: PTX is not text"))
+}
+
+#[derive(Clone, Copy)]
+enum Output {
+    Ptx,
+    Cubin,
+}
+
+fn nvrtc_compile(name: &str, src: &str, opts: &[String], output: Output) -> Result<Vec<u8>, String> {
+    use cudarc::nvrtc::{result, sys};
     if !nvrtc_present() {
         return Err("NVRTC (libnvrtc.so) not found on the library path".into());
     }
-    let opts = nvrtc_options(arch);
-    if let Some(ptx) = cache::load(name, src, &opts) {
-        return Ok(ptx);
-    }
-    let compile_opts = cudarc::nvrtc::CompileOptions { options: opts.clone(), name: Some(format!("{name}.cu")), ..Default::default() };
-    let ptx = std::panic::catch_unwind(|| cudarc::nvrtc::compile_ptx_with_opts(src, compile_opts))
-        .map_err(|_| format!("NVRTC panicked compiling {name}"))?
-        .map_err(|e| format!("compiling kernel {name}: {e:?}"))?
-        .to_src();
-    cache::store(name, src, &opts, &ptx);
-    Ok(ptx)
+    let src = std::ffi::CString::new(src).map_err(|_| format!("kernel {name}: NUL in the source"))?;
+    let file = std::ffi::CString::new(format!("{name}.cu")).map_err(|_| format!("kernel {name}: NUL in the name"))?;
+    let run = || -> Result<Vec<u8>, String> {
+        let prog = result::create_program(&src, Some(&file)).map_err(|e| format!("NVRTC program for {name}: {e:?}"))?;
+        // SAFETY: `prog` is live until destroyed below; `src` and `file` outlive it.
+        let out = unsafe {
+            match result::compile_program(prog, opts) {
+                Err(e) => {
+                    let log = result::get_program_log(prog).unwrap_or_default();
+                    let log = std::ffi::CStr::from_ptr(log.as_ptr()).to_string_lossy().into_owned();
+                    Err(format!("compiling kernel {name}: {e:?}\n{log}"))
+                }
+                Ok(()) => {
+                    let (size, get): (unsafe fn(sys::nvrtcProgram, *mut usize) -> sys::nvrtcResult, unsafe fn(sys::nvrtcProgram, *mut std::ffi::c_char) -> sys::nvrtcResult) = match output {
+                        Output::Ptx => (sys::nvrtcGetPTXSize, sys::nvrtcGetPTX),
+                        Output::Cubin => (sys::nvrtcGetCUBINSize, sys::nvrtcGetCUBIN),
+                    };
+                    let mut n = 0usize;
+                    let mut buf = Vec::new();
+                    let got = size(prog, &mut n).result().and_then(|()| {
+                        buf.resize(n, 0u8);
+                        get(prog, buf.as_mut_ptr().cast()).result()
+                    });
+                    got.map(|()| buf).map_err(|e| format!("kernel {name}: NVRTC output: {e:?}"))
+                }
+            }
+        };
+        // SAFETY: created above, destroyed once.
+        let _ = unsafe { result::destroy_program(prog) };
+        out
+    };
+    std::panic::catch_unwind(run).map_err(|_| format!("NVRTC panicked compiling {name}"))?
 }
 
 pub struct GpuRuntime {
@@ -248,10 +293,10 @@ impl GpuRuntime {
         if gate::is_closed() {
             return Err("the process is exiting".into());
         }
-        let ptx = compile(name, src, &self.arch)?;
+        let cubin = compile(name, src, &self.arch)?;
         let m = self
             .ctx
-            .load_module(cudarc::nvrtc::Ptx::from_src(ptx))
+            .load_module(cudarc::nvrtc::Ptx::from_binary(cubin))
             .map_err(|e| format!("loading kernel module {name}: {e:?}"))?;
         modules.insert(name, m.clone());
         Ok(m)

@@ -26,7 +26,7 @@ pub fn nvrtc_found() -> bool {
 /// The PTX of kernel source `name` (of `KERNELS`) for sm_90.
 pub fn ptx_for_sm90(name: &str) -> String {
     let src = KERNELS.iter().find(|(n, _)| *n == name).unwrap_or_else(|| panic!("{name} not in KERNELS")).1;
-    let ptx = gpu::compile(name, src, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+    let ptx = gpu::ptx(name, src, "sm_90").unwrap_or_else(|e| panic!("{e}"));
     assert!(ptx.contains(".target sm_90"), "kernel {name}: PTX is not for sm_90");
     ptx
 }
