@@ -106,10 +106,10 @@ BENCH_DATA     := ref/ecoli_K12_MG1655.fasta.gz ont/ecoli_ultralong_R9_nanotest.
                   wga/dwv_NC_004830.fasta.gz wga/vdv1_NC_006494.fasta.gz wga/D_pseudoobscura_contigs.fasta.gz \
                   wga/B_anthracis_contigs.fasta.gz
 bench-pack: tools $(TOOLS)/lastz-ref-timed
-	$(CARGO) build --release -p warpalign-bench --bin gen --bin measure --bin plot --bin chain
+	$(CARGO) build --release -p warpalign-bench --bin gen --bin measure --bin plot --bin chain --bin gpustart
 	rm -rf $(BENCH_CARRY) && mkdir -p $(BENCH_CARRY)/tools $(BENCH_CARRY)/bin $(BENCH_CARRY)/data
 	for t in minimap2 minimap2-ref lastz lastz-ref lastz-ref-timed; do strip -o $(BENCH_CARRY)/tools/$$t $(TOOLS)/$$t; done
-	for b in gen measure plot chain; do strip -o $(BENCH_CARRY)/bin/$$b $(T)/release/$$b; done
+	for b in gen measure plot chain gpustart; do strip -o $(BENCH_CARRY)/bin/$$b $(T)/release/$$b; done
 	for f in $(BENCH_DATA); do cp $(WARPALIGN_DATA)/$$f $(BENCH_CARRY)/data/ || exit 1; done
 	@size=$$(du -sb $(BENCH_CARRY) | cut -f1); echo "$(BENCH_CARRY): $$((size / 1024)) KiB"; \
 	  [ $$size -lt 67108864 ] || { echo "bench-pack: over the 64 MiB a device call carries" >&2; exit 1; }
