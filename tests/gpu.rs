@@ -94,3 +94,23 @@ fn kernel_structs_match_the_host() {
         }
     }
 }
+
+#[test]
+fn staging_lanes_are_bounded_across_calls() {
+    let Some(rt) = start_gpu() else { return };
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    let (now, most) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    std::thread::scope(|s| {
+        for _ in 0..4 * warpalign::gpu::STAGING_LANES {
+            s.spawn(|| {
+                let _slot = rt.lane_slot();
+                let n = now.fetch_add(1, SeqCst) + 1;
+                most.fetch_max(n, SeqCst);
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                now.fetch_sub(1, SeqCst);
+            });
+        }
+    });
+    let most = most.load(SeqCst);
+    assert!((1..=warpalign::gpu::STAGING_LANES).contains(&most), "{most} lanes at once");
+}

@@ -174,6 +174,26 @@ pub struct GpuRuntime {
     modules: Mutex<HashMap<&'static str, Arc<CudaModule>>>,
     /// Page-locked upload buffers kept between batches (pinning costs more than the copies it speeds up).
     staging: Mutex<Vec<PinnedHostSlice<u8>>>,
+    /// Staging lanes running now ([`GpuRuntime::lane_slot`]).
+    lanes: Mutex<usize>,
+    lane_freed: std::sync::Condvar,
+}
+
+/// Lanes that stage through page-locked memory at once, across all batch calls of a runtime: each keeps
+/// its buffer resident, and batch calls overlap (minimap2 computes one batch ahead while the next records).
+/// Three lanes keep the GPU busy (bench/ksw); one more lets a second call start.
+pub const STAGING_LANES: usize = 4;
+
+/// A lane's right to stage ([`GpuRuntime::lane_slot`]), given back when dropped.
+pub struct LaneSlot<'a> {
+    rt: &'a GpuRuntime,
+}
+
+impl Drop for LaneSlot<'_> {
+    fn drop(&mut self) {
+        *self.rt.lanes.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
+        self.rt.lane_freed.notify_one();
+    }
 }
 
 /// Batches smaller than this stay on the CPU, in every engine: a launch costs more than a few jobs.
@@ -231,7 +251,7 @@ pub fn launches<const K: usize>(n: usize, max_jobs: usize, limits: [usize; K], c
 }
 
 /// Staging buffers kept at most (the largest); the others are freed when returned.
-const STAGING_KEPT: usize = 16;
+const STAGING_KEPT: usize = STAGING_LANES;
 
 impl GpuRuntime {
     /// Probes the driver before touching it (cudarc panics without libcuda), opens device 0, compiles the
@@ -280,6 +300,8 @@ impl GpuRuntime {
             arch,
             modules: Mutex::new(HashMap::new()),
             staging: Mutex::new(Vec::new()),
+            lanes: Mutex::new(0),
+            lane_freed: std::sync::Condvar::new(),
         })
     }
 
@@ -310,11 +332,26 @@ impl GpuRuntime {
         if let Some((i, _)) = kept.iter().enumerate().filter(|(_, b)| b.len() >= bytes).min_by_key(|(_, b)| b.len()) {
             return Ok(kept.swap_remove(i));
         }
+        // none fits: the smallest kept one is freed, so that the new one does not add to what stays pinned
+        if let Some((i, _)) = kept.iter().enumerate().min_by_key(|(_, b)| b.len()) {
+            kept.swap_remove(i);
+        }
         drop(kept);
         // grown by half again, so that slowly growing launches do not pin anew each time
         let n = bytes.max(1 << 20) + bytes / 2;
         // SAFETY: the contents are unspecified; callers write every byte they upload.
         unsafe { self.ctx.alloc_pinned_with_flags::<u8>(n, 0) }.map_err(|e| format!("pinned host buffer of {n} bytes: {e:?}"))
+    }
+
+    /// Waits until fewer than [`STAGING_LANES`] lanes run, and counts this one until the slot is dropped. A
+    /// lane holds at most one staging buffer at a time, so waiting here cannot deadlock.
+    pub fn lane_slot(&self) -> LaneSlot<'_> {
+        let mut n = self.lanes.lock().unwrap_or_else(|e| e.into_inner());
+        while *n >= STAGING_LANES {
+            n = self.lane_freed.wait(n).unwrap_or_else(|e| e.into_inner());
+        }
+        *n += 1;
+        LaneSlot { rt: self }
     }
 
     /// Returns a buffer from [`GpuRuntime::take_staging`] (no copy from it may still be in flight).

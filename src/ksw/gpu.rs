@@ -268,8 +268,9 @@ pub(crate) fn host_pool() -> &'static rayon::ThreadPool {
     })
 }
 
-/// Input bytes per launch at most: the size of the page-locked staging buffers.
-const LAUNCH_IMG_BYTES: usize = 64 << 20;
+/// Input bytes per launch at most: the size of each lane's page-locked staging buffer, which stays resident
+/// for the rest of the run (a lane asks for this much at once, so that it pins once).
+const LAUNCH_IMG_BYTES: usize = 16 << 20;
 const LANES: usize = 3;
 
 /// Runs `jobs` on the GPU (and the jobs it does not take on the twin); `results[i]` is overwritten (not
@@ -402,6 +403,7 @@ fn run_group<J: GpuJob>(
     let failed = std::sync::atomic::AtomicBool::new(false);
     let lanes: Vec<Result<Vec<(usize, KswResult)>, String>> = std::thread::scope(|sc| {
         let lane = || -> Result<Vec<(usize, KswResult)>, String> {
+            let _slot = rt.lane_slot();
             let st = rt.lease_stream()?;
             let mut out = Vec::new();
             let mut staging = None;
@@ -484,7 +486,7 @@ fn run_chunk<J: GpuJob>(
         if let Some(b) = staging.take() {
             rt.give_staging(b);
         }
-        *staging = Some(rt.take_staging(img_n.max(1))?);
+        *staging = Some(rt.take_staging(img_n.max(LAUNCH_IMG_BYTES))?);
     }
     let buf = staging.as_mut().expect("set above").as_mut_slice().map_err(|e| err("staging", e))?;
     let img = &mut buf[..img_n.max(1)];
