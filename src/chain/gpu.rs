@@ -42,6 +42,12 @@ const LAUNCH_ANCHORS: usize = 1 << 25;
 /// Warps per block of the kernel (a warp per job).
 const WARPS_PER_BLOCK: usize = 8;
 
+/// What a staging buffer for `bytes` pins when none is kept: half again, so that launches growing slowly
+/// do not pin anew each time.
+fn grown(bytes: usize) -> usize {
+    bytes + bytes / 2
+}
+
 fn par_of(j: &ChainDpJob) -> ChainParams {
     let p = Params::from_job(j);
     ChainParams {
@@ -290,7 +296,7 @@ fn enqueue<'a>(
         o += jobs[i].n_anchors;
     }
     // the anchors back to back, as (x, y) words, written straight into a page-locked buffer
-    let mut up = rt.take_staging(16 * total)?;
+    let mut up = rt.take_staging(16 * total, grown(16 * total))?;
     {
         let bytes = up.as_mut_slice().map_err(|e| err("staging", e))?;
         // SAFETY: the buffer is page-aligned and holds at least 2 * total u64s.
@@ -314,8 +320,8 @@ fn enqueue<'a>(
     order.sort_by_key(|&k| std::cmp::Reverse(cnt_n[k as usize]));
     // results and flags, written by the kernel; flags down before it starts
     let arrays = if download == Download::All { 4 } else { 2 };
-    let out = rt.take_staging(4 * arrays * total)?;
-    let mut info = rt.take_staging(32 * nj)?;
+    let out = rt.take_staging(4 * arrays * total, grown(4 * arrays * total))?;
+    let mut info = rt.take_staging(32 * nj, grown(32 * nj))?;
     info.as_mut_slice().map_err(|e| err("staging", e))?[..32 * nj].fill(0);
     let t_host = t0.elapsed();
     let staged = Staged { out, info, up };

@@ -325,8 +325,9 @@ impl GpuRuntime {
     }
 
     /// A page-locked host buffer of at least `bytes` bytes (contents unspecified), from the kept ones when
-    /// one is large enough; give it back with [`GpuRuntime::give_staging`].
-    pub fn take_staging(&self, bytes: usize) -> Result<PinnedHostSlice<u8>, String> {
+    /// one is large enough, else a new one of `pin.max(bytes)` bytes (at least 1 MB); give it back with
+    /// [`GpuRuntime::give_staging`].
+    pub fn take_staging(&self, bytes: usize, pin: usize) -> Result<PinnedHostSlice<u8>, String> {
         let mut kept = self.staging.lock().unwrap_or_else(|e| e.into_inner());
         // the smallest that fits
         if let Some((i, _)) = kept.iter().enumerate().filter(|(_, b)| b.len() >= bytes).min_by_key(|(_, b)| b.len()) {
@@ -337,8 +338,7 @@ impl GpuRuntime {
             kept.swap_remove(i);
         }
         drop(kept);
-        // grown by half again, so that slowly growing launches do not pin anew each time
-        let n = bytes.max(1 << 20) + bytes / 2;
+        let n = bytes.max(pin).max(1 << 20);
         // SAFETY: the contents are unspecified; callers write every byte they upload.
         unsafe { self.ctx.alloc_pinned_with_flags::<u8>(n, 0) }.map_err(|e| format!("pinned host buffer of {n} bytes: {e:?}"))
     }

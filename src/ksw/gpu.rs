@@ -486,7 +486,7 @@ fn run_chunk<J: GpuJob>(
         if let Some(b) = staging.take() {
             rt.give_staging(b);
         }
-        *staging = Some(rt.take_staging(img_n.max(LAUNCH_IMG_BYTES))?);
+        *staging = Some(rt.take_staging(img_n, LAUNCH_IMG_BYTES)?);
     }
     let buf = staging.as_mut().expect("set above").as_mut_slice().map_err(|e| err("staging", e))?;
     let img = &mut buf[..img_n.max(1)];

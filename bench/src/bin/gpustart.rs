@@ -41,7 +41,7 @@ fn main() {
         rt.module(name).unwrap_or_else(|e| panic!("{e}"));
         step(&format!("module {name} loaded"));
     }
-    let buf = rt.take_staging(staging_mb << 20).unwrap_or_else(|e| panic!("{e}"));
+    let buf = rt.take_staging(staging_mb << 20, staging_mb << 20).unwrap_or_else(|e| panic!("{e}"));
     step(&format!("{staging_mb} MB staging buffer pinned"));
     rt.give_staging(buf);
     println!("resident memory by mapping (kB):");
