@@ -470,10 +470,17 @@ impl KswCache {
     /// As [`KswCache::compute`], but extd2 calls run on the context's backend alone (the GPU when there is
     /// one), leaving the CPU to the caller: for computing ahead while the tool's threads record more.
     pub fn compute_background(&self, engine: &Engine) -> Result<usize> {
-        if engine.has_gpu() {
-            super::gpu::host_pool().install(|| self.compute_with(engine, false))
+        self.compute_with(engine, false)
+    }
+
+    /// Runs `f`, whose parallel loops are short and never wait on GPU work, on the GPU's host threads when a
+    /// background compute has a GPU (the global pool may be busy with the twin's share of a batch). A whole
+    /// compute must not run there: it waits on GPU lanes, which need those threads to pack their launches.
+    fn host_side<R: Send>(engine: &Engine, split: bool, f: impl FnOnce() -> R + Send) -> R {
+        if !split && engine.has_gpu() {
+            super::gpu::host_pool().install(f)
         } else {
-            self.compute_with(engine, false)
+            f()
         }
     }
 
@@ -519,7 +526,7 @@ impl KswCache {
             parts.push(part);
             rest = tail;
         }
-        parts.par_iter_mut().zip(keys).for_each(|(part, (_, k))| unpack_key(k, part));
+        Self::host_side(engine, split, || parts.par_iter_mut().zip(keys).for_each(|(part, (_, k))| unpack_key(k, part)));
         let (mut extd2, mut exts2, mut extz2) = (Vec::new(), Vec::new(), Vec::new());
         for (i, r) in parts.iter().enumerate() {
             match record_job(r).ok_or_else(|| crate::Error::Internal("ksw cache: a malformed key".into()))? {
@@ -547,7 +554,7 @@ impl KswCache {
         for (k, result) in keys.iter().zip(results) {
             by_shard[Self::shard_of(k.0)].push((k, result));
         }
-        by_shard.into_par_iter().enumerate().for_each(|(i, answers)| {
+        Self::host_side(engine, split, || by_shard.into_par_iter().enumerate().for_each(|(i, answers)| {
             let mut data = Vec::new();
             let mut shard = self.lock(i);
             for ((hash, key), mut result) in answers {
@@ -560,7 +567,7 @@ impl KswCache {
                 }
                 result.release();
             }
-        });
+        }));
         Ok(())
     }
 
