@@ -314,11 +314,13 @@ void mmw_start_early(const mm_mapopt_t *opt, int n_files, char *const *files)
 /* Batches of at most this many bases while speculating, whatever -K says (WARPALIGN_BATCH_BASES: another
  * cap, 0 for none). minimap2 reads a batch, maps it, then writes it, each step one batch at a time in
  * its own thread: the first batch's reading and the last one's writing overlap nothing, and with -K's
- * default of 500M they were a quarter of the rebuilt tool's time on a 500 Mb read set (measured best: 50M,
- * 6.5 s against 7.4 s with 100M and 10.1 s with 500M on an H100 with 16 cores). Smaller batches
- * keep them short and the memory of the speculation cache low; the output is the same (reads are mapped
+ * default of 500M they were a quarter of the rebuilt tool's time on a 500 Mb read set (50M: 6.5 s against
+ * 7.4 s with 100M and 10.1 s with 500M on an H100 with 16 cores). A batch's first pass, its GPU work and its
+ * final pass run one after another, so an input of one batch overlaps nothing: on an H200, 16M against 50M
+ * took 32-100 Mb inputs from 0.96-1.2x upstream's wall to 1.1-1.3x and their peak RSS down by 5-25%, and
+ * 200 Mb of ultra-long reads from 987 to 692 MB at 5% more wall. The output is the same (reads are mapped
  * independently), and so is the log (mmw_read_chunk). */
-#define MMW_BATCH_BASES 50000000
+#define MMW_BATCH_BASES 16000000
 
 static int64_t mmw_batch_cap(void)
 {
@@ -365,18 +367,17 @@ static int mmw_may_speculate(const mm_mapopt_t *opt)
  * only on the GPU (on the CPU one call at a time is as fast), and only with more than a few fragments:
  * with a few long ones (asm presets) it computes long chains of dependent calls in one thread (H. pylori
  * asm5 on an H200 with 16 cores: 0.69x upstream). A batch that finds the GPU not started or still starting
- * does not wait for it, but runs as upstream's would, unless it is a full batch: more follow, and the wait
- * pays. WARPALIGN_BACKEND=gpu: every batch on the GPU, waiting for it. */
+ * does not wait for it, but runs as upstream's would; a full batch starts it for the batches that follow
+ * (a wait would not pay for 16 Mb parts, nor for kernels still compiling on a machine's first run).
+ * WARPALIGN_BACKEND=gpu: every batch on the GPU, waiting for it. */
 static void mmw_modes(const mm_mapopt_t *opt, long n_frag, int64_t bases, int *ksw, int *chain)
 {
 	int gpu, asked = warpalign_requested_backend() == WARPALIGN_BACKEND_REQUEST_GPU;
 	int64_t full = mmw_batch_cap() > 0 && mmw_batch_cap() < opt->mini_batch_size? mmw_batch_cap() : opt->mini_batch_size;
 	*ksw = mmw_ksw_may(opt), *chain = mmw_chain_may(opt);
 	if (!*ksw || mmw_speculate() == 1) return;
-	if (asked || bases >= full) {
-		mmw_start(opt); /* if not started early */
-		mmw_wait_gpu();
-	}
+	if (asked || bases >= full) mmw_start(opt); /* if not started early */
+	if (asked) mmw_wait_gpu();
 	gpu = mmw_gpu_state();
 	*ksw = gpu > 0 && (asked || n_frag > MMW_FEW_FRAGS);
 }
