@@ -266,7 +266,9 @@ impl GpuRuntime {
         }
         let rt = std::panic::catch_unwind(Self::start_with_driver)
             .map_err(|_| StartError::Failed("the CUDA driver panicked during start-up".into()))??;
-        let checked = if gate::is_closed() { Err(StartError::Closed) } else { rt.self_check().map_err(StartError::Failed) };
+        // a check that fails because the process began exiting meanwhile is no failure of the GPU
+        let closed_or = |e| if gate::is_closed() { StartError::Closed } else { StartError::Failed(e) };
+        let checked = if gate::is_closed() { Err(StartError::Closed) } else { rt.self_check().map_err(closed_or) };
         match checked {
             Ok(()) => Ok(rt),
             Err(e) => {
