@@ -37,8 +37,8 @@
  * its output step (mmw_batch_final), beside the next batch's first pass: the GPU's last work of a batch
  * overlaps the CPU's first of the next. Each batch in flight has a speculation cache of its own.
  * The engine context of speculation rounds is process-wide, started in the background while the first
- * batch is seeded and chained; a CPU one runs single chaining calls, and single ksw calls run upstream's own
- * ksw2. Any engine failure is
+ * batch is seeded and chained; a CPU one runs single chaining calls (and single ksw calls while the engine
+ * dumps its jobs: otherwise they run upstream's own ksw2). Any engine failure is
  * fatal: minimap2 must never print anything different from upstream, so we stop instead of guessing. */
 
 #include <errno.h>
@@ -56,7 +56,7 @@
 typedef char mmw_anchor_layout_check[sizeof(warpalign_anchor) == sizeof(mm128_t) && sizeof(mm128_t) == 16? 1 : -1];
 
 static warpalign_ctx *mmw_ctx;     /* WARPALIGN_BACKEND's choice: batches of a speculation round */
-static warpalign_ctx *mmw_cpu_ctx; /* chaining one call at a time, where the CPU is faster than a GPU launch */
+static warpalign_ctx *mmw_cpu_ctx; /* one call at a time: chaining, and ksw calls while they are dumped */
 static pthread_once_t mmw_ctx_once = PTHREAD_ONCE_INIT, mmw_cpu_ctx_once = PTHREAD_ONCE_INIT;
 
 static void mmw_die(const char *msg)
@@ -846,10 +846,24 @@ static void mmw_ksw_upstream(void *km, mmw_kind_t kind, const void *job, ksw_ext
 	}
 }
 
+/* Whether the engine dumps its ksw jobs (WARPALIGN_KSW_DUMP set and not empty). */
+static int mmw_ksw_dumping(void)
+{
+	static int dumping = -1; /* atomic: the same value whichever thread reads the variable */
+	int d = __atomic_load_n(&dumping, __ATOMIC_RELAXED);
+	if (d < 0) {
+		const char *env = getenv("WARPALIGN_KSW_DUMP");
+		d = env != 0 && *env != 0;
+		__atomic_store_n(&dumping, d, __ATOMIC_RELAXED);
+	}
+	return d;
+}
+
 static void mmw_ksw(void *km, mmw_kind_t kind, const void *job, int qlen, int tlen, int flag, ksw_extz_t *ez)
 {
 	warpalign_ksw_result r;
 	mmw_batch_t *b = mmw_cur.batch;
+	warpalign_status st;
 	memset(&r, 0, sizeof(r));
 	mmw_cur.stand_in = 0;
 	if (b && b->ksw) {
@@ -872,8 +886,22 @@ static void mmw_ksw(void *km, mmw_kind_t kind, const void *job, int qlen, int tl
 		}
 	}
 	/* one call at a time: upstream's own SSE code, so that a run that batches nothing costs what upstream's
-	 * does (the twin on one thread measured 0.95-1.08x of it, depending on the read set) */
-	mmw_ksw_upstream(km, kind, job, ez);
+	 * does (the twin on one thread measured 0.95-1.08x of it, depending on the read set); the engine's twin
+	 * while the engine dumps its jobs (WARPALIGN_KSW_DUMP: real jobs for tests and benchmarks) */
+	if (!mmw_ksw_dumping()) {
+		mmw_ksw_upstream(km, kind, job, ez);
+		return;
+	}
+	st = kind == MMW_EXTD2? warpalign_ksw_extd2_batch(mmw_get_cpu_ctx(), (const warpalign_ksw_extd2_job*)job, 1, &r)
+		: kind == MMW_EXTS2? warpalign_ksw_exts2_batch(mmw_get_cpu_ctx(), (const warpalign_ksw_exts2_job*)job, 1, &r)
+		: warpalign_ksw_extz2_batch(mmw_get_cpu_ctx(), (const warpalign_ksw_extz2_job*)job, 1, &r);
+	if (st == WARPALIGN_STATUS_INVALID_ARGUMENT) {
+		mmw_ksw_upstream(km, kind, job, ez);
+		return;
+	}
+	mmw_check(st);
+	mmw_ksw_copy(km, &r, ez);
+	warpalign_ksw_results_free(&r, 1);
 }
 
 void mmw_ksw_extz2(void *km, int qlen, const uint8_t *query, int tlen, const uint8_t *target, int8_t m, const int8_t *mat,
