@@ -143,7 +143,9 @@ fn nvrtc_compile(name: &str, src: &str, opts: &[String], output: Output) -> Resu
                     Err(format!("compiling kernel {name}: {e:?}\n{log}"))
                 }
                 Ok(()) => {
-                    let (size, get): (unsafe fn(sys::nvrtcProgram, *mut usize) -> sys::nvrtcResult, unsafe fn(sys::nvrtcProgram, *mut std::ffi::c_char) -> sys::nvrtcResult) = match output {
+                    type Size = unsafe fn(sys::nvrtcProgram, *mut usize) -> sys::nvrtcResult;
+                    type Get = unsafe fn(sys::nvrtcProgram, *mut std::ffi::c_char) -> sys::nvrtcResult;
+                    let (size, get): (Size, Get) = match output {
                         Output::Ptx => (sys::nvrtcGetPTXSize, sys::nvrtcGetPTX),
                         Output::Cubin => (sys::nvrtcGetCUBINSize, sys::nvrtcGetCUBIN),
                     };
