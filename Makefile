@@ -1,6 +1,6 @@
 # warpalign: `make demo` builds everything and runs the main job; `make test` runs the tests.
 # Everything lands under target/: vendor/ (pinned upstream sources), dist/ (the library as installed:
-# lib/, include/, lib/pkgconfig/), build/ (tool builds) and tools/ (the four binaries).
+# lib/, include/, lib/pkgconfig/), build/ (tool builds) and tools/ (the four binaries and their GPU kernels).
 
 SHELL      := bash
 CARGO      ?= cargo
@@ -41,7 +41,17 @@ $(DIST)/lib/libwarpalign.a: $(RUST_SRC) | vendor
 	sed -e 's|@PREFIX@|$(CURDIR)/$(DIST)|' -e 's|@VERSION@|$(VERSION)|' capi/warpalign.pc.in > $(DIST)/lib/pkgconfig/warpalign.pc
 	cp $(T)/release/libwarpalign_capi.a $@
 
-tools: $(TOOLS)/minimap2 $(TOOLS)/minimap2-ref $(TOOLS)/lastz $(TOOLS)/lastz-ref
+tools: $(TOOLS)/minimap2 $(TOOLS)/minimap2-ref $(TOOLS)/lastz $(TOOLS)/lastz-ref $(TOOLS)/warpalign-kernels
+
+# The GPU kernels compiled for these architectures, beside the tools (which read them there): a tool's first
+# run on a machine then compiles nothing (about 6 s). Without NVRTC here the folder stays empty, and the tools
+# compile their kernels at their first run on a GPU (`tests/gpu.rs` still checks every kernel compiles).
+KERNEL_ARCHS ?= sm_80 sm_86 sm_89 sm_90 sm_100 sm_120
+$(TOOLS)/warpalign-kernels: $(RUST_SRC)
+	$(CARGO) build --release -p warpalign --bin warpalign-kernels
+	rm -rf $@ && mkdir -p $@
+	nvrtc=$$(tests/nvrtc-path); LD_LIBRARY_PATH="$${nvrtc:+$$nvrtc:}$$LD_LIBRARY_PATH" \
+	  $(T)/release/warpalign-kernels $@ $(KERNEL_ARCHS) || echo "make: no GPU kernels compiled here; the tools compile them at their first run"
 
 # Reference builds: the pinned sources exactly as fetched, built with upstream's own Makefiles.
 $(TOOLS)/minimap2-ref: | vendor
@@ -109,6 +119,7 @@ bench-pack: tools $(TOOLS)/lastz-ref-timed
 	$(CARGO) build --release -p warpalign-bench --bin gen --bin measure --bin plot --bin chain --bin gpustart
 	rm -rf $(BENCH_CARRY) && mkdir -p $(BENCH_CARRY)/tools $(BENCH_CARRY)/bin $(BENCH_CARRY)/data
 	for t in minimap2 minimap2-ref lastz lastz-ref lastz-ref-timed; do strip -o $(BENCH_CARRY)/tools/$$t $(TOOLS)/$$t; done
+	cp -r $(TOOLS)/warpalign-kernels $(BENCH_CARRY)/tools/
 	for b in gen measure plot chain gpustart; do strip -o $(BENCH_CARRY)/bin/$$b $(T)/release/$$b; done
 	for f in $(BENCH_DATA); do cp $(WARPALIGN_DATA)/$$f $(BENCH_CARRY)/data/ || exit 1; done
 	@size=$$(du -sb $(BENCH_CARRY) | cut -f1); echo "$(BENCH_CARRY): $$((size / 1024)) KiB"; \

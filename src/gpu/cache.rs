@@ -1,9 +1,11 @@
 //! Disk cache of compiled kernels (cubins), keyed by the source, the compile options and the library version.
 //! Directory: `WARPALIGN_CACHE_DIR`, else `$XDG_CACHE_HOME/warpalign`, else `~/.cache/warpalign`.
-//! A cache that cannot be read or written is only a slower start.
+//! A cache that cannot be read or written is only a slower start. Cubins shipped beside the executable, in
+//! its folder's `warpalign-kernels/` (`make tools` fills it), are read when the cache has none: a tool's first
+//! run on a machine then compiles nothing.
 
 use sha2::{Digest, Sha256};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn dir() -> Option<PathBuf> {
     if let Some(d) = crate::env::CACHE_DIR.get() {
@@ -15,7 +17,8 @@ fn dir() -> Option<PathBuf> {
     std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/warpalign"))
 }
 
-fn path(name: &str, src: &str, opts: &[String]) -> Option<PathBuf> {
+/// The file name of a kernel's cubin, the same in the cache and beside the executable.
+pub(super) fn file_name(name: &str, src: &str, opts: &[String]) -> String {
     let mut h = Sha256::new();
     h.update(crate::VERSION.as_bytes());
     h.update([0]);
@@ -25,22 +28,57 @@ fn path(name: &str, src: &str, opts: &[String]) -> Option<PathBuf> {
     }
     h.update(src.as_bytes());
     let key: String = h.finalize().iter().take(12).map(|b| format!("{b:02x}")).collect();
-    dir().map(|d| d.join(format!("{name}-{key}.cubin")))
+    format!("{name}-{key}.cubin")
+}
+
+/// The folder of cubins shipped beside the executable.
+fn shipped_dir() -> Option<PathBuf> {
+    Some(std::env::current_exe().ok()?.parent()?.join("warpalign-kernels"))
 }
 
 pub(super) fn load(name: &str, src: &str, opts: &[String]) -> Option<Vec<u8>> {
-    std::fs::read(path(name, src, opts)?).ok().filter(|c| !c.is_empty())
+    load_from(&[dir(), shipped_dir()], &file_name(name, src, opts))
+}
+
+/// The first non-empty `file` in `dirs`, in order.
+fn load_from(dirs: &[Option<PathBuf>], file: &str) -> Option<Vec<u8>> {
+    dirs.iter().flatten().find_map(|d| std::fs::read(d.join(file)).ok().filter(|c| !c.is_empty()))
 }
 
 pub(super) fn store(name: &str, src: &str, opts: &[String], cubin: &[u8]) {
-    let Some(p) = path(name, src, opts) else { return };
-    let Some(parent) = p.parent() else { return };
-    if std::fs::create_dir_all(parent).is_err() {
-        return;
+    if let Some(d) = dir() {
+        let _ = store_in(&d, &file_name(name, src, opts), cubin);
     }
-    // Write then rename, so that concurrent processes never read a partial file.
+}
+
+/// Writes `file` into `dir` (made if missing), then renames it into place, so that concurrent processes
+/// never read a partial file.
+pub(super) fn store_in(dir: &Path, file: &str, cubin: &[u8]) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let p = dir.join(file);
     let tmp = p.with_extension(format!("tmp{}", std::process::id()));
-    if std::fs::write(&tmp, cubin).is_ok() && std::fs::rename(&tmp, &p).is_err() {
+    std::fs::write(&tmp, cubin)?;
+    std::fs::rename(&tmp, &p).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cache_comes_before_the_shipped_folder() {
+        let base = std::env::temp_dir().join(format!("warpalign-cache-test-{}", std::process::id()));
+        let (cache, shipped) = (base.join("cache"), base.join("shipped"));
+        store_in(&shipped, "k.cubin", b"shipped").unwrap();
+        let dirs = [Some(cache.clone()), Some(shipped.clone())];
+        assert_eq!(load_from(&dirs, "k.cubin").as_deref(), Some(&b"shipped"[..]));
+        store_in(&cache, "k.cubin", b"cached").unwrap();
+        assert_eq!(load_from(&dirs, "k.cubin").as_deref(), Some(&b"cached"[..]));
+        store_in(&cache, "empty.cubin", b"").unwrap();
+        assert_eq!(load_from(&dirs, "empty.cubin"), None);
+        assert_eq!(load_from(&[None, Some(shipped)], "missing.cubin"), None);
+        let _ = std::fs::remove_dir_all(&base);
     }
 }

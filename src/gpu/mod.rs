@@ -113,6 +113,26 @@ pub fn compile(name: &str, src: &str, arch: &str) -> Result<Vec<u8>, String> {
     Ok(cubin)
 }
 
+/// Compiles every kernel for each of `archs` (e.g. "sm_90") into `dir`, named as the disk cache names them:
+/// what `make tools` ships beside the tools. Returns the number of cubins written.
+pub fn precompile(dir: &std::path::Path, archs: &[String]) -> Result<usize, String> {
+    let written = std::thread::scope(|s| {
+        let runs: Vec<_> = archs
+            .iter()
+            .flat_map(|arch| KERNELS.iter().map(move |&(name, src)| (arch, name, src)))
+            .map(|(arch, name, src)| {
+                s.spawn(move || {
+                    let opts = nvrtc_options(arch);
+                    let cubin = nvrtc_compile(name, src, &opts, Output::Cubin).map_err(|e| format!("{arch}: {e}"))?;
+                    cache::store_in(dir, &cache::file_name(name, src, &opts), &cubin).map_err(|e| format!("{}: {e}", dir.display()))
+                })
+            })
+            .collect();
+        runs.into_iter().map(|r| r.join().unwrap_or_else(|_| Err("a compiling thread panicked".into()))).collect::<Result<Vec<()>, String>>()
+    })?;
+    Ok(written.len())
+}
+
 /// The PTX of one kernel source for `arch`, with the options [`compile`] uses (not cached: tests read it).
 pub fn ptx(name: &str, src: &str, arch: &str) -> Result<String, String> {
     let ptx = nvrtc_compile(name, src, &nvrtc_options(arch), Output::Ptx)?;
