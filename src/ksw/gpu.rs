@@ -269,8 +269,9 @@ pub(crate) fn host_pool() -> &'static rayon::ThreadPool {
 }
 
 /// Input bytes per launch at most: the size of each lane's page-locked staging buffer, which stays resident
-/// for the rest of the run (a lane asks for this much at once, so that it pins once).
-const LAUNCH_IMG_BYTES: usize = 16 << 20;
+/// for the rest of the run (a lane asks for this much at once, so that it pins once). 8 MB ran minimap2 as
+/// fast as 16 (and 16 as fast as 64) with 33 MB less resident (H200, bench/results/2026-11-26g-memory).
+const LAUNCH_IMG_BYTES: usize = 8 << 20;
 const LANES: usize = 3;
 
 /// Runs `jobs` on the GPU (and the jobs it does not take on the twin); `results[i]` is overwritten (not
