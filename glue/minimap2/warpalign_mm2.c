@@ -320,13 +320,14 @@ void mmw_start_early(const mm_mapopt_t *opt, int n_files, char *const *files)
 /* Batches of at most this many bases while speculating, whatever -K says (WARPALIGN_BATCH_BASES: another
  * cap, 0 for none). minimap2 reads a batch, maps it, then writes it, each step one batch at a time in
  * its own thread: the first batch's reading and the last one's writing overlap nothing, and with -K's
- * default of 500M they were a quarter of the rebuilt tool's time on a 500 Mb read set (50M: 6.5 s against
- * 7.4 s with 100M and 10.1 s with 500M on an H100 with 16 cores). A batch's first pass, its GPU work and its
- * final pass run one after another, so an input of one batch overlaps nothing: on an H200, 16M against 50M
- * took 32-100 Mb inputs from 0.96-1.2x upstream's wall to 1.1-1.3x and their peak RSS down by 5-25%, and
- * 200 Mb of ultra-long reads from 987 to 692 MB at 5% more wall. The output is the same (reads are mapped
- * independently), and so is the log (mmw_read_chunk). */
-#define MMW_BATCH_BASES 16000000
+ * default of 500M they were a quarter of the rebuilt tool's time on a 500 Mb read set. A batch's first
+ * pass, its GPU work and its final pass run one after another, so an input of one batch overlaps nothing,
+ * and every batch in flight holds its reads, cache and kalloc cores. On an H200 with 16 cores, parts of 8 Mb
+ * against 16 took 32-100 Mb inputs 0-15% faster with 30-100 MB less peak RSS, 200 Mb of ultra-long reads as
+ * fast with 80 MB less, splice 40 Mb as fast with 110 MB less (bench/results/2026-11-26g-memory, call 5);
+ * 16 against 50 had done the same before. The output is the same (reads are mapped independently), and so
+ * is the log (mmw_read_chunk). */
+#define MMW_BATCH_BASES 8000000
 
 static int64_t mmw_batch_cap(void)
 {
@@ -378,16 +379,21 @@ static int mmw_may_speculate(const mm_mapopt_t *opt)
  * only on the GPU (on the CPU one call at a time is as fast), and only with more than a few fragments:
  * with a few long ones (asm presets) it computes long chains of dependent calls in one thread (H. pylori
  * asm5 on an H200 with 16 cores: 0.69x upstream). A batch that finds the GPU not started or still starting
- * does not wait for it, but runs as upstream's would; a full batch starts it for the batches that follow
- * (a wait would not pay for 16 Mb parts, nor for kernels still compiling on a machine's first run).
- * WARPALIGN_BACKEND=gpu: every batch on the GPU, waiting for it. */
+ * does not wait for it, but runs as upstream's would; once full batches have brought MMW_START_BASES, the
+ * GPU starts for the batches that follow (a wait would not pay for 8 Mb parts, nor for kernels still
+ * compiling on a machine's first run; an input below 16 Mb pays the context's start and memory for a batch
+ * or none). WARPALIGN_BACKEND=gpu: every batch on the GPU, waiting for it. */
+#define MMW_START_BASES 16000000
+
 static void mmw_modes(const mm_mapopt_t *opt, long n_frag, int64_t bases, int *ksw, int *chain)
 {
+	static int64_t full_bases; /* atomic: batches begin in order, but in the pipeline's threads */
 	int gpu, asked = warpalign_requested_backend() == WARPALIGN_BACKEND_REQUEST_GPU;
 	int64_t full = mmw_batch_cap() > 0 && mmw_batch_cap() < opt->mini_batch_size? mmw_batch_cap() : opt->mini_batch_size;
 	*ksw = mmw_ksw_may(opt), *chain = mmw_chain_may(opt);
 	if (!*ksw || mmw_speculate() == 1) return;
-	if (asked || bases >= full) mmw_start(opt); /* if not started early */
+	if (bases >= full) __atomic_add_fetch(&full_bases, bases, __ATOMIC_RELAXED);
+	if (asked || __atomic_load_n(&full_bases, __ATOMIC_RELAXED) >= MMW_START_BASES) mmw_start(opt); /* if not started early */
 	if (asked) mmw_wait_gpu();
 	gpu = mmw_gpu_state();
 	*ksw = gpu > 0 && (asked || n_frag > MMW_FEW_FRAGS);
