@@ -1,0 +1,5 @@
+//! The Rust twin of minimap2 2.31's seeding, element by element equal to the x86-64 build of upstream's C.
+
+mod sketch;
+
+pub use sketch::{hash64, sketch, SEQ_NT4_TABLE};
