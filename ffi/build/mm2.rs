@@ -1,5 +1,7 @@
 //! minimap2 2.31: ksw2 (SSE4.1 and SSE2 variants behind upstream's own CPU dispatch), kalloc, lchain, misc, and
-//! seeding: sketch, index, seed, with what the index needs (bseq and its zlib, kthread, options for the presets).
+//! seeding: sketch, index, seed, and map.c's static seeding steps through a shim (csrc/mm2_seed_hits_shim.c), with
+//! everything map.c calls (align, hit, esterr, pe, format, sdust, jump, splitidx, bseq and its zlib, kthread,
+//! options for the presets).
 
 use std::path::Path;
 
@@ -41,9 +43,13 @@ pub fn build(src: &Path, out: &Path) {
     }
     b.compile("warpalign_oracle_mm2");
     let mut b = base();
-    for f in ["sketch.c", "index.c", "seed.c", "bseq.c", "kthread.c", "options.c"] {
+    for f in [
+        "sketch.c", "index.c", "seed.c", "bseq.c", "kthread.c", "options.c", "align.c", "hit.c", "esterr.c", "pe.c",
+        "format.c", "sdust.c", "jump.c", "splitidx.c",
+    ] {
         b.file(src.join(f));
     }
+    b.file(csrc.join("mm2_seed_hits_shim.c")).include(&csrc);
     b.compile("warpalign_oracle_mm2_seed");
     println!("cargo:rustc-link-lib=z");
     println!("cargo:rustc-link-lib=pthread");
@@ -58,8 +64,9 @@ pub fn build(src: &Path, out: &Path) {
         .allowlist_function("warpalign_oracle_(mm_seed_mz_flt|mm_seed_collect_all|mm_seed_select|mm_collect_matches)")
         .allowlist_function("warpalign_oracle_(mm_set_opt|mm_idxopt_init|mm_mapopt_init|mm_mapopt_update)")
         .allowlist_function("warpalign_oracle_mm_bseq_(open|read|close)")
+        .allowlist_function("warpalign_oracle_collect_(minimizers|seed_hits|seed_hits_heap)")
         .allowlist_type("ksw_extz_t|mm128_t|mm128_v|mm_idx_t|mm_idxopt_t|mm_mapopt_t|mm_seed_t|mm_bseq1_t")
-        .allowlist_var("MM_[FI]_.*")
+        .allowlist_var("MM_([FI]|SEED)_.*")
         .allowlist_var("KSW_.*")
         .generate()
         .expect("bindgen failed on minimap2 headers");
