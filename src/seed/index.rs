@@ -21,7 +21,7 @@ pub struct MmIdx {
     pub n_seq: u32,
     pub index: i32,
     pub n_alt: i32,
-    pub seq: *mut c_void,
+    pub seq: *mut MmIdxSeq,
     pub s: *mut u32,
     pub buckets: *mut MmIdxBucket,
     pub intervals: *mut c_void,
@@ -29,6 +29,15 @@ pub struct MmIdx {
     pub jumps: *mut c_void,
     pub km: *mut c_void,
     pub h: *mut c_void,
+}
+
+/// `mm_idx_seq_t` (minimap.h): one reference sequence.
+#[repr(C)]
+pub struct MmIdxSeq {
+    pub name: *mut std::ffi::c_char,
+    pub offset: u64,
+    pub len: u32,
+    pub is_alt: u32,
 }
 
 /// `mm_idx_bucket_t` (index.c). After indexing, `a` is empty and `h` (null for an empty bucket) holds the keys.
@@ -60,10 +69,14 @@ pub struct KhIdx {
 /// An index's minimizers as flat arrays. Bucket `i` (of `1<<b`) owns `keys[bucket_start[i]..bucket_start[i+1]]`,
 /// each key being `minimizer>>b` (upstream's hash drops the key's top bit: see [`FlatIndex::get`]); key `j`'s
 /// positions (`rid<<32 | last_pos<<1 | strand`, as `mm_idx_get` returns them) are
-/// `pos[pos_start[j]..pos_start[j+1]]`.
+/// `pos[pos_start[j]..pos_start[j+1]]`. The references' lengths and names are there for the anchors' filters
+/// (`skip_seed`) and the query-strand coordinates.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FlatIndex {
     pub b: u32,
+    pub seq_len: Vec<u32>,
+    /// None where the index has no names (`MM_I_NO_NAME`).
+    pub seq_name: Vec<Option<Vec<u8>>>,
     pub bucket_start: Vec<u64>,
     pub keys: Vec<u64>,
     pub pos_start: Vec<u64>,
@@ -121,8 +134,14 @@ impl FlatIndex {
             (0..nb).into_par_iter().map(|i| read_bucket(&*(base as *const MmIdxBucket).add(i))).collect();
         let n_keys: usize = parts.iter().map(|p| p.keys.len()).sum();
         let n_pos: usize = parts.iter().map(|p| p.pos.len()).sum();
+        let seqs = if mi.n_seq == 0 { &[][..] } else { std::slice::from_raw_parts(mi.seq, mi.n_seq as usize) };
         let mut f = FlatIndex {
             b: mi.b as u32,
+            seq_len: seqs.iter().map(|s| s.len).collect(),
+            seq_name: seqs
+                .iter()
+                .map(|s| (!s.name.is_null()).then(|| std::ffi::CStr::from_ptr(s.name).to_bytes().to_vec()))
+                .collect(),
             bucket_start: Vec::with_capacity(nb + 1),
             keys: Vec::with_capacity(n_keys),
             pos_start: Vec::with_capacity(n_keys + 1),

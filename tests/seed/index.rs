@@ -11,13 +11,24 @@ use warpalign::seed::index::{FlatIndex, MmIdx};
 use warpalign_ffi::mm2 as c;
 
 /// An index upstream built from `seqs`, freed on drop.
-struct Idx(*mut c::mm_idx_t);
+pub(crate) struct Idx(pub(crate) *mut c::mm_idx_t);
+
+// SAFETY: a finished index is only read (mm_idx_get and the seeding take it const).
+unsafe impl Sync for Idx {}
 
 impl Idx {
-    fn build(seqs: &[Vec<u8>], s: Sketch, bucket_bits: i32) -> Idx {
+    /// Without names (`MM_I_NO_NAME`).
+    pub(crate) fn build(seqs: &[Vec<u8>], s: Sketch, bucket_bits: i32) -> Idx {
+        Idx::build_named(seqs, s, bucket_bits, false)
+    }
+
+    /// With `names`, sequence i is named `r<i>`.
+    pub(crate) fn build_named(seqs: &[Vec<u8>], s: Sketch, bucket_bits: i32, names: bool) -> Idx {
         let cs: Vec<CString> = seqs.iter().map(|q| CString::new(q.clone()).unwrap()).collect();
         let ptrs: Vec<*const i8> = cs.iter().map(|q| q.as_ptr()).collect();
-        // SAFETY: n NUL-terminated sequences, no names; the index is upstream's until mm_idx_destroy.
+        let ns: Vec<CString> = (0..seqs.len()).map(|i| CString::new(format!("r{i}")).unwrap()).collect();
+        let nptrs: Vec<*const i8> = ns.iter().map(|q| q.as_ptr()).collect();
+        // SAFETY: n NUL-terminated sequences and names; the index is upstream's until mm_idx_destroy.
         let mi = unsafe {
             c::warpalign_oracle_mm_idx_str(
                 s.w as i32,
@@ -26,7 +37,7 @@ impl Idx {
                 bucket_bits,
                 ptrs.len() as i32,
                 ptrs.as_ptr() as *mut *const i8,
-                std::ptr::null_mut(),
+                if names { nptrs.as_ptr() as *mut *const i8 } else { std::ptr::null_mut() },
             )
         };
         assert!(!mi.is_null());
@@ -110,12 +121,12 @@ fn check(label: &str, seqs: &[Vec<u8>], s: Sketch, bucket_bits: i32, rng: &mut R
     flat.n_keys()
 }
 
-fn nt(rng: &mut Rng) -> u8 {
+pub(crate) fn nt(rng: &mut Rng) -> u8 {
     b"ACGT"[rng.below(4) as usize]
 }
 
 /// A reference with many repeats (so most minimizers occur several times), some N and lowercase.
-fn repeat_ref(rng: &mut Rng, len: usize) -> Vec<u8> {
+pub(crate) fn repeat_ref(rng: &mut Rng, len: usize) -> Vec<u8> {
     let units: Vec<Vec<u8>> = (0..8).map(|_| (0..rng.range(50, 2000)).map(|_| nt(rng)).collect()).collect();
     let mut s = Vec::with_capacity(len + 2000);
     while s.len() < len {

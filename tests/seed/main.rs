@@ -1,9 +1,10 @@
-//! The seed engine (minimap2's seeding): the Rust twin of `mm_sketch` and the flat index view against upstream's
-//! C (the oracle). Each module's header lists its knobs.
+//! The seed engine (minimap2's seeding): the Rust twins of `mm_sketch` and of the steps to anchors, and the flat
+//! index view, against upstream's C (the oracle). Each module's header lists its knobs.
 
 #[path = "../common/mod.rs"]
 mod common;
 
+mod hits;
 mod index;
 mod sketch;
 
