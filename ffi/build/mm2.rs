@@ -63,7 +63,7 @@ pub fn build(src: &Path, out: &Path) {
         .allowlist_function("warpalign_oracle_(mm_sketch|mm_idx_str|mm_idx_destroy|mm_idx_get|mm_idx_cal_max_occ)")
         .allowlist_function("warpalign_oracle_(mm_seed_mz_flt|mm_seed_collect_all|mm_seed_select|mm_collect_matches)")
         .allowlist_function("warpalign_oracle_(mm_set_opt|mm_idxopt_init|mm_mapopt_init|mm_mapopt_update)")
-        .allowlist_function("warpalign_oracle_mm_bseq_(open|read|close)")
+        .allowlist_function("warpalign_oracle_(mm_bseq_open|mm_bseq_read|mm_bseq_close|sdust)")
         .allowlist_function("warpalign_oracle_collect_(minimizers|seed_hits|seed_hits_heap)")
         .allowlist_type("ksw_extz_t|mm128_t|mm128_v|mm_idx_t|mm_idxopt_t|mm_mapopt_t|mm_seed_t|mm_bseq1_t")
         .allowlist_var("MM_([FI]|SEED)_.*")

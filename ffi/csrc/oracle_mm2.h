@@ -5,4 +5,5 @@
 #include "ksw2.h"
 #include "mmpriv.h"
 #include "bseq.h"
+#include "sdust.h"
 #include "mm2_seed_hits_shim.h"
