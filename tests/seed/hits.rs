@@ -3,13 +3,14 @@
 //! upstream builds: the minimizers before and after `--q-occ-frac`, then every anchor (`x`, `y` with its flags)
 //! in order, `rep_len` and `mini_pos` must be equal.
 //!
-//! Random cases start from a preset (`mm_set_opt`, then `mm_mapopt_update` on the index for `mid_occ`) and vary
-//! what the seeding reads: the occurrence limits (`mid_occ`, `max_occ`, `max_max_occ`, `occ_dist`), `q_occ_frac`,
-//! the heap variant, `-X`/all-vs-all (`MM_F_NO_DIAG`, `MM_F_NO_DUAL`), `--for-only`/`--rev-only`, `--qstrand`;
-//! references are repeat-rich (many high-occurrence minimizers), queries are one or two segments cut from them
-//! (either strand, mutated), whole references (also as all-vs-all self-mapping), or random. `SEED_HITS_CASES=N` sets their number (default 3000),
-//! `SEED_HITS_SEED=S` their seed base, `SEED_HITS_ONLY=i` replays case i alone. The real reads, and the genome
-//! itself, are mapped onto E. coli under several presets.
+//! Random cases start from a preset (`mm_set_opt`, then `mm_mapopt_update` on the index for `mid_occ`) and vary what
+//! the seeding reads: `--sdust-thres`, the occurrence limits (`mid_occ`, `max_occ`, `max_max_occ`, `occ_dist`),
+//! `q_occ_frac`, the heap variant, `-X`/all-vs-all (`MM_F_NO_DIAG`, `MM_F_NO_DUAL`), `--for-only`/`--rev-only`,
+//! `--qstrand`; references are repeat-rich (many high-occurrence minimizers), queries are one or two segments cut from
+//! them (either strand, mutated), whole references (also as all-vs-all self-mapping), or random. `SEED_HITS_CASES=N`
+//! sets their number (default 3000), `SEED_HITS_SEED=S` their seed base, `SEED_HITS_ONLY=i` replays case i alone. The
+//! real reads, and the genome itself, are mapped onto E. coli under several presets (map-ont also with `--sdust-thres
+//! 20`).
 
 use crate::common::{env_u64, failing_cases, pick, Rng};
 use crate::index::{nt, repeat_ref, Idx};
@@ -95,7 +96,7 @@ fn twin(
     max_occ: i32,
 ) -> Out {
     let mut mv = vec![];
-    hits::collect_minimizers(s.w, s.k, s.hpc, segs, &mut mv);
+    hits::collect_minimizers(s.w, s.k, s.hpc, mo.sdust_thres, segs, &mut mv);
     let before = mv.clone();
     if mo.q_occ_frac > 0.0 {
         hits::seed_mz_flt(&mut mv, mo.mid_occ, mo.q_occ_frac);
@@ -224,6 +225,9 @@ fn random_queries() {
         if rng.chance(0.2) {
             mo.q_occ_frac = pick(&mut rng, &[0.0, 0.001, 0.05, 0.3]);
         }
+        if rng.chance(0.2) {
+            mo.sdust_thres = pick(&mut rng, &[1, 10, 20, 30]);
+        }
         if rng.chance(0.3) {
             mo.flag ^= flag::HEAP_SORT;
         }
@@ -295,8 +299,18 @@ fn real_reads() {
     // The genome onto itself, under its index name: the diagonal and self hits of all-vs-all mapping.
     reads.push(("r0".to_string(), genome[0].clone()));
     let mut n_anchors = 0;
-    for preset in ["map-ont", "map-pb", "map-hifi", "sr", "splice", "lr:hqae", "ava-ont"] {
+    for (preset, sdust_thres) in [
+        ("map-ont", 0),
+        ("map-ont", 20),
+        ("map-pb", 0),
+        ("map-hifi", 0),
+        ("sr", 0),
+        ("splice", 0),
+        ("lr:hqae", 0),
+        ("ava-ont", 0),
+    ] {
         let (io, mut mo) = preset_opts(preset);
+        mo.sdust_thres = sdust_thres;
         let s = Sketch { k: io.k as usize, w: io.w as usize, hpc: io.flag as u32 & c::MM_I_HPC != 0 };
         let idx = Idx::build_named(&genome, s, io.bucket_bits as i32, true);
         // SAFETY: the options and a live index.
@@ -311,13 +325,13 @@ fn real_reads() {
                 let segs = [&q[..]];
                 let o = oracle(idx, &mo.0, &segs, Some(&qname), mo.0.mid_occ);
                 let t = twin(&flat, s, &mo.0, &segs, Some(&qname), mo.0.mid_occ);
-                (o.2.a.len(), diff(&t, &o).map(|d| format!("{preset} read {name}: {d}")))
+                (o.2.a.len(), diff(&t, &o).map(|d| format!("{preset} (sdust {sdust_thres}) read {name}: {d}")))
             })
             .collect();
         let bad: Vec<&String> = results.iter().filter_map(|r| r.1.as_ref()).collect();
         assert!(bad.is_empty(), "{} reads differ; first: {}", bad.len(), bad[0]);
         let n: usize = results.iter().map(|r| r.0).sum();
-        eprintln!("hits: {} real reads equal under {preset} ({n} anchors)", reads.len());
+        eprintln!("hits: {} real reads equal under {preset}, sdust {sdust_thres} ({n} anchors)", reads.len());
         n_anchors += n;
     }
     eprintln!("hits: {n_anchors} anchors in all");

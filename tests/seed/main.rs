@@ -6,6 +6,7 @@ mod common;
 
 mod hits;
 mod index;
+mod sdust;
 mod sketch;
 
 use std::ffi::{CStr, CString};

@@ -6,7 +6,7 @@
 //! Integer types follow upstream's where they decide a result (`uint32_t` comparisons of counts with `int`
 //! limits, the `float` product of `--q-occ-frac`, the `uint32_t` reverse-strand query coordinate).
 
-use super::sketch;
+use super::{sdust, sketch};
 use crate::chain::twin::radix_sort_128x;
 use crate::chain::Anchor;
 use crate::seed::index::FlatIndex;
@@ -57,10 +57,10 @@ pub struct SeedHits {
     pub mini_pos: Vec<u64>,
 }
 
-/// `collect_minimizers` with `sdust_thres == 0` (upstream's default, and every preset's): the segments'
-/// minimizers in one array, `y` shifted by the lengths of the segments before (`rid` is the segment's index).
+/// `collect_minimizers`: the segments' minimizers in one array, `y` shifted by the lengths of the segments before
+/// (`rid` is the segment's index), those mostly in low-complexity regions dropped when `sdust_thres > 0`.
 /// Panics, as upstream's `mm_sketch` aborts, on an empty segment.
-pub fn collect_minimizers(w: usize, k: usize, is_hpc: bool, segs: &[&[u8]], mv: &mut Vec<Minimizer>) {
+pub fn collect_minimizers(w: usize, k: usize, is_hpc: bool, sdust_thres: i32, segs: &[&[u8]], mv: &mut Vec<Minimizer>) {
     mv.clear();
     let mut sum = 0i32;
     for (i, s) in segs.iter().enumerate() {
@@ -70,8 +70,44 @@ pub fn collect_minimizers(w: usize, k: usize, is_hpc: bool, segs: &[&[u8]], mv: 
         for m in &mut mv[n..] {
             m.y = m.y.wrapping_add(add);
         }
+        if sdust_thres > 0 {
+            let kept = dust_minier(&mut mv[n..], s, sdust_thres);
+            mv.truncate(n + kept);
+        }
         sum = sum.wrapping_add(s.len() as i32);
     }
+}
+
+/// `mm_dust_minier`: keeps, in place, the minimizers not more than half inside the segment's low-complexity
+/// intervals; returns how many. Positions are the minimizers' `y`, already shifted by the segments before (as
+/// upstream compares them, with the intervals of this segment alone).
+fn dust_minier(a: &mut [Minimizer], seq: &[u8], sdust_thres: i32) -> usize {
+    let dreg = sdust(seq, sdust_thres, 64);
+    let (mut k, mut u) = (0, 0);
+    for j in 0..a.len() {
+        let (qpos, span) = (((a[j].y as u32) >> 1) as i32, (a[j].x & 0xff) as i32);
+        let s = qpos.wrapping_sub(span - 1);
+        let e = s.wrapping_add(span);
+        while u < dreg.len() && (dreg[u] as i32) <= s {
+            u += 1;
+        }
+        let keep = if u < dreg.len() && ((dreg[u] >> 32) as i32) < e {
+            let mut l = 0i32;
+            for &d in dreg[u..].iter().take_while(|&&d| ((d >> 32) as i32) < e) {
+                let ss = s.max((d >> 32) as i32);
+                let ee = e.min(d as i32);
+                l = l.wrapping_add(ee.wrapping_sub(ss));
+            }
+            l <= span >> 1
+        } else {
+            true
+        };
+        if keep {
+            a[k] = a[j];
+            k += 1;
+        }
+    }
+    k
 }
 
 /// `mm_seed_mz_flt`: drops the query minimizers that occur more than `q_occ_max` times and in more than
