@@ -60,7 +60,7 @@ pub fn build(src: &Path, out: &Path) {
         .clang_arg("-include")
         .clang_arg(rename.to_str().unwrap())
         .allowlist_function("warpalign_oracle_(ksw_ext[dsz]2_sse|mg_lchain_dp|mg_lchain_rmq|radix_sort_128x|km_init|km_destroy|kmalloc|kfree)")
-        .allowlist_function("warpalign_oracle_(mm_sketch|mm_idx_str|mm_idx_destroy|mm_idx_get|mm_idx_cal_max_occ)")
+        .allowlist_function("warpalign_oracle_(mm_sketch|mm_idx_str|mm_idx_destroy|mm_idx_get|mm_idx_cal_max_occ|mm_idx_dump|mm_idx_load)")
         .allowlist_function("warpalign_oracle_(mm_seed_mz_flt|mm_seed_collect_all|mm_seed_select|mm_collect_matches)")
         .allowlist_function("warpalign_oracle_(mm_set_opt|mm_idxopt_init|mm_mapopt_init|mm_mapopt_update)")
         .allowlist_function("warpalign_oracle_(mm_bseq_open|mm_bseq_read|mm_bseq_close|sdust)")
