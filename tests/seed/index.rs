@@ -1,9 +1,10 @@
 //! The flat index view (`warpalign::seed::index::FlatIndex`) against upstream's `mm_idx_get`, on indexes that
 //! upstream builds (`mm_idx_str`) from the E. coli genome and from random references full of repeats: every key
 //! of the index (its positions, in order) and absent keys must be answered alike, and the view must hold exactly
-//! the minimizers upstream's `mm_sketch` finds in the references.
+//! the minimizers upstream's `mm_sketch` finds in the references. Indexes written and read back through upstream's
+//! index file (`mm_idx_dump`, `mm_idx_load`) give the same view.
 
-use crate::common::{env_u64, Rng};
+use crate::common::{env_u64, pick, Rng};
 use crate::{oracle_sketch, preset_sketch, read_seqs, Sketch};
 use std::collections::HashSet;
 use std::ffi::CString;
@@ -44,6 +45,24 @@ impl Idx {
         Idx(mi)
     }
 
+    /// Through upstream's index file: `mm_idx_dump`, then `mm_idx_load` (as minimap2 reads a prebuilt `.mmi`).
+    fn dumped_and_loaded(&self, path: &std::path::Path) -> Idx {
+        let fname = CString::new(path.to_str().unwrap()).unwrap();
+        // SAFETY: a live index, written to and read back from a file this test owns.
+        unsafe {
+            let fp = libc::fopen(fname.as_ptr(), c"wb".as_ptr());
+            assert!(!fp.is_null());
+            c::warpalign_oracle_mm_idx_dump(fp.cast(), self.0);
+            libc::fclose(fp);
+            let fp = libc::fopen(fname.as_ptr(), c"rb".as_ptr());
+            assert!(!fp.is_null());
+            let mi = c::warpalign_oracle_mm_idx_load(fp.cast());
+            libc::fclose(fp);
+            assert!(!mi.is_null());
+            Idx(mi)
+        }
+    }
+
     fn get(&self, minier: u64) -> Vec<u64> {
         let mut n = 0;
         // SAFETY: mm_idx_get returns n readable positions owned by the index (or null with n = 0).
@@ -65,9 +84,8 @@ impl Drop for Idx {
     }
 }
 
-/// Checks the view of an index of `seqs` against upstream; returns the number of keys checked.
-fn check(label: &str, seqs: &[Vec<u8>], s: Sketch, bucket_bits: i32, rng: &mut Rng) -> usize {
-    let idx = Idx::build(seqs, s, bucket_bits);
+/// Checks the view of `idx`, an index of `seqs`, against upstream; returns the number of keys checked.
+fn check(label: &str, idx: &Idx, seqs: &[Vec<u8>], s: Sketch, rng: &mut Rng) -> usize {
     // SAFETY: the index is alive and finished.
     let (flat, mi) = unsafe { (FlatIndex::from_mm_idx(idx.0 as *const MmIdx), &*idx.0) };
     // The mirror's layout: the fields it reads sit where upstream's header puts them.
@@ -161,9 +179,49 @@ fn random_references() {
                 repeat_ref(&mut rng, len)
             })
             .collect();
-        n_keys += check(&format!("case {i} {s:?} b={bucket_bits}"), &seqs, s, bucket_bits, &mut rng);
+        let idx = Idx::build(&seqs, s, bucket_bits);
+        n_keys += check(&format!("case {i} {s:?} b={bucket_bits}"), &idx, &seqs, s, &mut rng);
     }
     eprintln!("index: {n} random indexes, {n_keys} keys equal");
+}
+
+/// Indexes written by `mm_idx_dump` and read back by `mm_idx_load` (empty buckets then have an empty table rather
+/// than none): the same view, and the loaded index checked as a built one.
+#[test]
+fn dumped_and_loaded() {
+    let dir = crate::common::tools::scratch_dir("seed-index");
+    let mut rng = Rng::new(2111);
+    let mut cases: Vec<(String, Vec<Vec<u8>>, Sketch, i32)> = (0..6)
+        .map(|i| {
+            let s = Sketch { k: rng.range(5, 28) as usize, w: rng.range(1, 30) as usize, hpc: rng.chance(0.5) };
+            let seqs = (0..rng.range(1, 4))
+                .map(|_| {
+                    let len = rng.range(1, 50_000) as usize;
+                    repeat_ref(&mut rng, len)
+                })
+                .collect();
+            (format!("random {i}"), seqs, s, pick(&mut rng, &[14, 4, 0]))
+        })
+        .collect();
+    let genome: Vec<Vec<u8>> = read_seqs(&crate::common::tools::data_dir().join("ref/ecoli_K12_MG1655.fasta.gz"))
+        .into_iter()
+        .map(|s| s.1)
+        .collect();
+    if !genome.is_empty() {
+        cases.push(("E. coli map-ont".into(), genome, preset_sketch("map-ont"), 14));
+    }
+    for (label, seqs, s, bucket_bits) in &cases {
+        let built = Idx::build(seqs, *s, *bucket_bits);
+        let loaded = built.dumped_and_loaded(&dir.join("idx.mmi"));
+        // SAFETY: both indexes are alive and finished.
+        let (a, b) = unsafe {
+            (FlatIndex::from_mm_idx(built.0 as *const MmIdx), FlatIndex::from_mm_idx(loaded.0 as *const MmIdx))
+        };
+        assert!(a == b, "{label}: the loaded index's view differs from the built one's");
+        let n = check(&format!("{label}, loaded"), &loaded, seqs, *s, &mut rng);
+        eprintln!("index: {label} ({s:?}), dumped and loaded: {n} keys equal");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// E. coli K-12 under the presets' distinct sketch parameters.
@@ -179,7 +237,8 @@ fn ecoli() {
     let mut rng = Rng::new(21);
     for preset in ["map-ont", "map-pb", "map-hifi", "sr", "splice", "lr:hqae"] {
         let s = preset_sketch(preset);
-        let n = check(&format!("E. coli {preset}"), &seqs, s, 14, &mut rng);
+        let idx = Idx::build(&seqs, s, 14);
+        let n = check(&format!("E. coli {preset}"), &idx, &seqs, s, &mut rng);
         eprintln!("index: E. coli {preset} ({s:?}): {n} keys equal");
     }
 }
