@@ -9,6 +9,7 @@ pub mod env;
 pub mod error;
 pub mod gpu;
 pub mod ksw;
+pub mod seed;
 pub mod memory;
 pub mod varint;
 pub mod ydrop;

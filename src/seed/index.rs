@@ -1,0 +1,183 @@
+//! A flat view of an upstream index (`mm_idx_t`, minimap2 2.31), for uploading once and looking up on a device.
+//!
+//! Upstream keeps, per bucket (the low `b` bits of a minimizer's hash), a khash table from the remaining bits to
+//! either the one position of a minimizer seen once or a slice of the bucket's position array. [`FlatIndex`]
+//! lays the same content out as plain arrays: per bucket, its keys sorted ascending, each with its positions
+//! in upstream's order, so that [`FlatIndex::get`] answers exactly what `mm_idx_get` answers.
+//!
+//! The `#[repr(C)]` mirrors below are upstream 2.31's layouts (`mm_idx_t` in minimap.h, the bucket and the
+//! `KHASH_INIT(idx, uint64_t, uint64_t, 1, ...)` table in index.c); the seed tests check them against the C.
+
+use rayon::prelude::*;
+use std::ffi::c_void;
+
+/// `mm_idx_t` (minimap.h): the fields the flat view reads, and the rest for the layout.
+#[repr(C)]
+pub struct MmIdx {
+    pub b: i32,
+    pub w: i32,
+    pub k: i32,
+    pub flag: i32,
+    pub n_seq: u32,
+    pub index: i32,
+    pub n_alt: i32,
+    pub seq: *mut MmIdxSeq,
+    pub s: *mut u32,
+    pub buckets: *mut MmIdxBucket,
+    pub intervals: *mut c_void,
+    pub spsc: *mut c_void,
+    pub jumps: *mut c_void,
+    pub km: *mut c_void,
+    pub h: *mut c_void,
+}
+
+/// `mm_idx_seq_t` (minimap.h): one reference sequence.
+#[repr(C)]
+pub struct MmIdxSeq {
+    pub name: *mut std::ffi::c_char,
+    pub offset: u64,
+    pub len: u32,
+    pub is_alt: u32,
+}
+
+/// `mm_idx_bucket_t` (index.c). After indexing, `a` is empty and `h` (null for an empty bucket) holds the keys.
+#[repr(C)]
+pub struct MmIdxBucket {
+    pub a_n: usize,
+    pub a_m: usize,
+    pub a: *mut c_void,
+    /// The length of `p`.
+    pub n: i32,
+    /// The positions of the minimizers seen more than once, each one's sorted.
+    pub p: *mut u64,
+    pub h: *mut KhIdx,
+}
+
+/// `khash_t(idx)`: keys are `minimizer>>b<<1`, with bit 0 set for a minimizer seen once (then the value is
+/// its position); otherwise the value is `offset_in_p<<32 | count`.
+#[repr(C)]
+pub struct KhIdx {
+    pub n_buckets: u32,
+    pub size: u32,
+    pub n_occupied: u32,
+    pub upper_bound: u32,
+    pub flags: *mut u32,
+    pub keys: *mut u64,
+    pub vals: *mut u64,
+}
+
+/// An index's minimizers as flat arrays. Bucket `i` (of `1<<b`) owns `keys[bucket_start[i]..bucket_start[i+1]]`,
+/// each key being `minimizer>>b` (upstream's hash drops the key's top bit: see [`FlatIndex::get`]); key `j`'s
+/// positions (`rid<<32 | last_pos<<1 | strand`, as `mm_idx_get` returns them) are
+/// `pos[pos_start[j]..pos_start[j+1]]`. The references' lengths and names are there for the anchors' filters
+/// (`skip_seed`) and the query-strand coordinates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlatIndex {
+    pub b: u32,
+    pub seq_len: Vec<u32>,
+    /// None where the index has no names (`MM_I_NO_NAME`).
+    pub seq_name: Vec<Option<Vec<u8>>>,
+    pub bucket_start: Vec<u64>,
+    pub keys: Vec<u64>,
+    pub pos_start: Vec<u64>,
+    pub pos: Vec<u64>,
+}
+
+/// One bucket's keys (sorted) with their positions, before concatenation.
+struct Bucket {
+    keys: Vec<u64>,
+    counts: Vec<u64>,
+    pos: Vec<u64>,
+}
+
+/// Reads bucket `bk`'s hash table.
+///
+/// # Safety
+/// `bk` is a bucket of an index that upstream finished building (`mm_idx_post` ran) and still owns.
+unsafe fn read_bucket(bk: &MmIdxBucket) -> Bucket {
+    let mut out = Bucket { keys: vec![], counts: vec![], pos: vec![] };
+    let Some(h) = bk.h.as_ref() else { return out };
+    let nb = h.n_buckets as usize;
+    let mut entries: Vec<(u64, u64)> = Vec::with_capacity(h.size as usize);
+    for i in 0..nb {
+        // kh_exist: neither empty nor deleted (two flag bits per slot).
+        if (*h.flags.add(i >> 4) >> ((i & 0xf) << 1)) & 3 == 0 {
+            entries.push((*h.keys.add(i), *h.vals.add(i)));
+        }
+    }
+    entries.sort_unstable_by_key(|&(key, _)| key >> 1);
+    for (key, val) in entries {
+        out.keys.push(key >> 1);
+        if key & 1 != 0 {
+            out.counts.push(1);
+            out.pos.push(val);
+        } else {
+            let n = val as u32 as usize;
+            out.counts.push(n as u64);
+            out.pos.extend_from_slice(std::slice::from_raw_parts(bk.p.add((val >> 32) as usize), n));
+        }
+    }
+    out
+}
+
+impl FlatIndex {
+    /// The flat view of `mi`.
+    ///
+    /// # Safety
+    /// `mi` points to an index that upstream (minimap2 2.31) built or loaded, alive for the call.
+    pub unsafe fn from_mm_idx(mi: *const MmIdx) -> FlatIndex {
+        let mi = &*mi;
+        let nb = 1usize << mi.b;
+        // The buckets hold raw pointers (not Sync): the workers get their address and read them only.
+        let base = mi.buckets as usize;
+        let parts: Vec<Bucket> =
+            (0..nb).into_par_iter().map(|i| read_bucket(&*(base as *const MmIdxBucket).add(i))).collect();
+        let n_keys: usize = parts.iter().map(|p| p.keys.len()).sum();
+        let n_pos: usize = parts.iter().map(|p| p.pos.len()).sum();
+        let seqs = if mi.n_seq == 0 { &[][..] } else { std::slice::from_raw_parts(mi.seq, mi.n_seq as usize) };
+        let mut f = FlatIndex {
+            b: mi.b as u32,
+            seq_len: seqs.iter().map(|s| s.len).collect(),
+            seq_name: seqs
+                .iter()
+                .map(|s| (!s.name.is_null()).then(|| std::ffi::CStr::from_ptr(s.name).to_bytes().to_vec()))
+                .collect(),
+            bucket_start: Vec::with_capacity(nb + 1),
+            keys: Vec::with_capacity(n_keys),
+            pos_start: Vec::with_capacity(n_keys + 1),
+            pos: Vec::with_capacity(n_pos),
+        };
+        f.bucket_start.push(0);
+        f.pos_start.push(0);
+        for p in parts {
+            f.keys.extend_from_slice(&p.keys);
+            for c in p.counts {
+                f.pos_start.push(f.pos_start.last().unwrap() + c);
+            }
+            f.pos.extend_from_slice(&p.pos);
+            f.bucket_start.push(f.keys.len() as u64);
+        }
+        f
+    }
+
+    /// `mm_idx_get(mi, minier, &n)`: the positions of minimizer hash `minier` (empty when absent).
+    pub fn get(&self, minier: u64) -> &[u64] {
+        let bucket = (minier & ((1u64 << self.b) - 1)) as usize;
+        // Upstream looks up `minier>>b<<1` and compares keys `>>1`: the top bit of `minier>>b` is lost (only
+        // possible when b = 0; minimizer hashes have at most 56 bits).
+        let key = (minier >> self.b) & (u64::MAX >> 1);
+        let (st, en) = (self.bucket_start[bucket] as usize, self.bucket_start[bucket + 1] as usize);
+        match self.keys[st..en].binary_search(&key) {
+            Ok(j) => {
+                let j = st + j;
+                &self.pos[self.pos_start[j] as usize..self.pos_start[j + 1] as usize]
+            }
+            Err(_) => &[],
+        }
+    }
+
+    /// The number of distinct minimizers.
+    pub fn n_keys(&self) -> usize {
+        self.keys.len()
+    }
+}
