@@ -16,7 +16,7 @@ export PKG_CONFIG_PATH := $(CURDIR)/$(DIST)/lib/pkgconfig$(if $(PKG_CONFIG_PATH)
 
 RUST_SRC   := $(shell find src capi/src capi/include ffi kernels -type f) Cargo.toml capi/Cargo.toml capi/build.rs capi/warpalign.pc.in
 
-.PHONY: all deps vendor lib tools demo test bench-pack clean
+.PHONY: all deps vendor lib tools demo test bench-pack install tarball clean
 all: tools
 
 # System packages the build needs (Debian/Ubuntu); installs them when run as root, else names them.
@@ -97,6 +97,34 @@ $(TOOLS)/lastz: $(DIST)/lib/libwarpalign.a $(wildcard patches/lastz/* glue/lastz
 		WARPALIGN_LIBS="$$(pkg-config --static --libs warpalign | sed 's/-lwarpalign/-l:libwarpalign.a/')"
 	cp $(T)/build/lastz/src/lastz_D $(TOOLS)/lastz_D
 	cp $(T)/build/lastz/src/lastz $@
+
+# `make install [PREFIX=/usr/local] [DESTDIR=]`: bin/ (the rebuilt minimap2, lastz, lastz_D), lib/ (the archive,
+# the shared library under its SONAME, pkgconfig/warpalign.pc pointing at PREFIX), include/warpalign.h,
+# share/warpalign/kernels/ (the GPU kernels, where the installed tools look) and share/doc/warpalign/.
+# The tools link the archive: they need nothing from lib/ at run time.
+PREFIX    ?= /usr/local
+PC_PREFIX ?= $(PREFIX)
+install: tools lib
+	d='$(DESTDIR)$(PREFIX)'; set -e; \
+	install -d "$$d/bin" "$$d/lib/pkgconfig" "$$d/include" "$$d/share/warpalign/kernels" "$$d/share/doc/warpalign/docs"; \
+	install -m 755 $(TOOLS)/minimap2 $(TOOLS)/lastz $(TOOLS)/lastz_D "$$d/bin/"; \
+	install -m 644 $(DIST)/lib/libwarpalign.a "$$d/lib/"; \
+	install -m 755 $(DIST)/lib/$(SONAME) "$$d/lib/"; \
+	install -m 644 $(DIST)/include/warpalign.h "$$d/include/"; \
+	sed -e 's|@PREFIX@|$(PC_PREFIX)|' -e 's|@VERSION@|$(VERSION)|' capi/warpalign.pc.in > "$$d/lib/pkgconfig/warpalign.pc"; \
+	find $(TOOLS)/warpalign-kernels -name '*.cubin' -exec install -m 644 {} "$$d/share/warpalign/kernels/" \; ; \
+	install -m 644 README.md "$$d/share/doc/warpalign/"; \
+	install -m 644 docs/*.md "$$d/share/doc/warpalign/docs/"
+
+# A relocatable tarball of the same tree: unpacked anywhere, its tools run and its warpalign.pc (its prefix is
+# pkg-config's pcfiledir/../..) points at wherever it lies.
+TARBALL := $(T)/warpalign-$(VERSION)-linux-$(shell uname -m).tar.gz
+tarball: tools lib
+	rm -rf $(T)/stage
+	$(MAKE) -s install DESTDIR=$(CURDIR)/$(T)/stage PREFIX=/warpalign-$(VERSION) PC_PREFIX='$$$${pcfiledir}/../..'
+	tar -C $(T)/stage -czf $(TARBALL) warpalign-$(VERSION)
+	rm -rf $(T)/stage
+	@echo "$(TARBALL)"
 
 demo: deps tools
 	bench/demo

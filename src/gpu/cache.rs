@@ -1,8 +1,8 @@
 //! Disk cache of compiled kernels (cubins), keyed by the source, the compile options and the library version.
 //! Directory: `WARPALIGN_CACHE_DIR`, else `$XDG_CACHE_HOME/warpalign`, else `~/.cache/warpalign`.
-//! A cache that cannot be read or written is only a slower start. Cubins shipped beside the executable, in
-//! its folder's `warpalign-kernels/` (`make tools` fills it), are read when the cache has none: a tool's first
-//! run on a machine then compiles nothing.
+//! A cache that cannot be read or written is only a slower start. Cubins shipped with the executable, in
+//! its folder's `warpalign-kernels/` (`make tools` fills it) or in `../share/warpalign/kernels/` from it
+//! (`make install`), are read when the cache has none: a tool's first run on a machine then compiles nothing.
 
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -31,13 +31,15 @@ pub(super) fn file_name(name: &str, src: &str, opts: &[String]) -> String {
     format!("{name}-{key}.cubin")
 }
 
-/// The folder of cubins shipped beside the executable.
-fn shipped_dir() -> Option<PathBuf> {
-    Some(std::env::current_exe().ok()?.parent()?.join("warpalign-kernels"))
+/// The folders of cubins shipped with the executable: beside it (the build tree), and the installed one.
+fn shipped_dirs() -> [Option<PathBuf>; 2] {
+    let exe_dir = std::env::current_exe().ok().and_then(|e| e.parent().map(Path::to_path_buf));
+    [exe_dir.as_ref().map(|d| d.join("warpalign-kernels")), exe_dir.map(|d| d.join("../share/warpalign/kernels"))]
 }
 
 pub(super) fn load(name: &str, src: &str, opts: &[String]) -> Option<Vec<u8>> {
-    load_from(&[dir(), shipped_dir()], &file_name(name, src, opts))
+    let [beside, installed] = shipped_dirs();
+    load_from(&[dir(), beside, installed], &file_name(name, src, opts))
 }
 
 /// The first non-empty `file` in `dirs`, in order.
