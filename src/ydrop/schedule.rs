@@ -256,6 +256,9 @@ pub struct Settings {
     /// Replay even results no inserted alignment meets (and fail on a disagreement).
     pub verify: bool,
     pub stats: bool,
+    /// The pool's workers share the machine's cores with other processes (by default; an explicit
+    /// `WARPALIGN_YDROP_AHEAD` keeps them all, as tests need).
+    pub share_cores: bool,
 }
 
 impl Settings {
@@ -266,9 +269,10 @@ impl Settings {
     /// or not a pool runs: an error names the first that does not accept its value.
     pub fn from_env() -> Result<Self> {
         env::check()?;
+        let asked = env::YDROP_AHEAD.read()?;
         let ahead = if env::YDROP_DUMP.get().is_some() {
             0
-        } else if let Some(n) = env::YDROP_AHEAD.read()? {
+        } else if let Some(n) = asked {
             n
         } else if std::thread::available_parallelism().map_or(1, |n| n.get()) >= 8 {
             AHEAD_MAX - 1
@@ -281,6 +285,7 @@ impl Settings {
             early: env::YDROP_EARLY.read()?.unwrap_or(true),
             verify: env::YDROP_VERIFY.read()?.unwrap_or(false),
             stats: env::STATS.read()?.unwrap_or(false),
+            share_cores: asked.is_none(),
         })
     }
 }
@@ -327,7 +332,7 @@ impl Schedule {
     /// The schedule; with `settings.ahead` > 0 its pool starts now, so that its workers ready their scratch
     /// memory while LASTZ reads and seeds.
     pub fn new(settings: Settings) -> Result<Self> {
-        let pool = if settings.ahead > 0 { Some(Ahead::new(0)?) } else { None };
+        let pool = if settings.ahead > 0 { Some(Ahead::new(0, settings.share_cores)?) } else { None };
         Ok(Schedule {
             settings,
             pool,
@@ -1179,7 +1184,7 @@ mod tests {
     }
 
     fn settings(ahead: usize) -> Settings {
-        Settings { ahead, depth: 32, early: true, verify: true, stats: true }
+        Settings { ahead, depth: 32, early: true, verify: true, stats: true, share_cores: false }
     }
 
     fn queued(s: &Schedule) -> Vec<(u32, [bool; 2])> {
