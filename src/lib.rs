@@ -10,6 +10,7 @@ pub mod error;
 pub mod gpu;
 pub mod ksw;
 pub mod memory;
+pub mod search;
 pub mod varint;
 pub mod ydrop;
 

@@ -1,0 +1,219 @@
+//! Random target/query pairs with fixed seeds: every HSP of each query strand, twin vs oracle, over the
+//! option sets of the default path. Knobs: `WARPALIGN_SEARCH_CASES` (default 2000),
+//! `WARPALIGN_SEARCH_SEED`.
+
+use crate::common::{env_u64, failing_cases, pick, Rng};
+use std::ffi::CString;
+use warpalign::search::twin::pos_table::PosTable;
+use warpalign::search::twin::scoring::ScoreMatrix;
+use warpalign::search::{self, Hsp, SearchOptions, Seed};
+use warpalign_ffi::lastz as lz;
+
+/// Upstream's search of `query` (one strand) against `target`.
+pub fn oracle(target: &[u8], query: &[u8], pattern: &str, o: &SearchOptions) -> Vec<Hsp> {
+    let seed = CString::new(pattern).unwrap();
+    let opts = lz::warpalign_oracle_lastz_search_options {
+        seed: seed.as_ptr(),
+        with_trans: o.with_trans as i32,
+        step: o.step,
+        x_drop: o.x_drop,
+        hsp_threshold: o.hsp_threshold,
+        entropic: o.entropic as i32,
+    };
+    let mut out: *mut lz::warpalign_oracle_lastz_hsp = std::ptr::null_mut();
+    let n = unsafe {
+        lz::warpalign_oracle_lastz_search(
+            target.as_ptr(),
+            target.len() as u32,
+            query.as_ptr(),
+            query.len() as u32,
+            &opts,
+            &mut out,
+        )
+    };
+    let hsps = (0..n as usize)
+        .map(|i| {
+            let h = unsafe { &*out.add(i) };
+            Hsp { pos1: h.pos1, pos2: h.pos2, length: h.length, score: h.score }
+        })
+        .collect();
+    unsafe { lz::warpalign_oracle_lastz_free(out.cast()) };
+    hsps
+}
+
+/// The twin's search, table built as the engine builds it.
+pub fn twin(target: &[u8], query: &[u8], o: &SearchOptions, scoring: &ScoreMatrix) -> Vec<Hsp> {
+    let pt = PosTable::build(target, &o.seed, o.step);
+    search::search(target, &pt, query, o, scoring)
+}
+
+/// The first difference of two HSP lists, if any.
+pub fn compare(twin: &[Hsp], oracle: &[Hsp]) -> Option<String> {
+    if let Some(i) = (0..twin.len().min(oracle.len())).find(|&i| twin[i] != oracle[i]) {
+        return Some(format!("HSP {i} of {}: twin {:?}, oracle {:?}", oracle.len(), twin[i], oracle[i]));
+    }
+    (twin.len() != oracle.len()).then(|| {
+        let i = twin.len().min(oracle.len());
+        format!("twin {} HSPs, oracle {}; first extra: {:?}", twin.len(), oracle.len(), twin.get(i).or(oracle.get(i)))
+    })
+}
+
+/// LASTZ's reverse complement of a strand (nuc_to_complement on A, C, G, T, N in both cases).
+pub fn rev_comp(s: &[u8]) -> Vec<u8> {
+    s.iter()
+        .rev()
+        .map(|&c| match c {
+            b'A' => b'T',
+            b'C' => b'G',
+            b'G' => b'C',
+            b'T' => b'A',
+            b'a' => b't',
+            b'c' => b'g',
+            b'g' => b'c',
+            b't' => b'a',
+            other => other,
+        })
+        .collect()
+}
+
+/// An option set: the seed's pattern (for the oracle) and the options.
+pub fn options(pattern: &str, with_trans: u32, step: u32, x_drop: i32, hsp_threshold: i32, entropic: bool) -> (String, SearchOptions) {
+    let seed = Seed::parse(pattern).unwrap();
+    (pattern.to_string(), SearchOptions { seed, with_trans, step, x_drop, hsp_threshold, entropic })
+}
+
+fn random_options(rng: &mut Rng, target_len: usize) -> (String, SearchOptions) {
+    let mut pattern = pick(rng, &[Seed::PATTERN_12OF19, Seed::PATTERN_12OF19, "111111111111", "11111111", "1101100111", "x1110100110010101111xx"]).to_string();
+    // 14of22's table has 2^28 entries: only on small targets, now and then
+    if target_len < 20_000 && rng.chance(0.05) {
+        pattern = Seed::PATTERN_14OF22.to_string();
+    }
+    let with_trans = pick(rng, &[0, 1, 1, 1, 2]);
+    let step = if rng.chance(0.7) { 1 } else { pick(rng, &[2, 3, 7, 19, 20, 25, 64]) };
+    let x_drop = if rng.chance(0.6) { 910 } else { pick(rng, &[1, 100, 400, 2000, 10_000]) };
+    let hsp_threshold = if rng.chance(0.5) { 3000 } else { pick(rng, &[1, 500, 1500, 2200, 6000]) };
+    let entropic = rng.chance(0.8);
+    options(&pattern, with_trans, step, x_drop, hsp_threshold, entropic)
+}
+
+/// Bases in LASTZ's text form: mostly ACGT, with runs of N, lowercase (soft-masked) runs, a few other
+/// characters (IUPAC, X) that stop seeds and score as fill or X.
+fn dress(rng: &mut Rng, codes: &[u8]) -> Vec<u8> {
+    let mut v: Vec<u8> = codes.iter().map(|&c| b"ACGTN"[c.min(4) as usize]).collect();
+    for _ in 0..rng.below(4) {
+        if v.is_empty() {
+            break;
+        }
+        let s = rng.below(v.len() as u64) as usize;
+        let e = (s + rng.range(1, 2000) as usize).min(v.len());
+        v[s..e].make_ascii_lowercase();
+    }
+    for _ in 0..rng.below(3) {
+        if v.is_empty() {
+            break;
+        }
+        let s = rng.below(v.len() as u64) as usize;
+        let e = (s + rng.range(1, 300) as usize).min(v.len());
+        v[s..e].fill(b'N');
+    }
+    for _ in 0..rng.below(5) {
+        if v.is_empty() {
+            break;
+        }
+        let i = rng.below(v.len() as u64) as usize;
+        v[i] = pick(rng, &[b'R', b'Y', b'X', b'n', b'W']);
+    }
+    v
+}
+
+/// Log-uniform in `lo..=hi`.
+fn size(rng: &mut Rng, lo: f64, hi: f64) -> usize {
+    let u = rng.below(1 << 20) as f64 / (1u64 << 20) as f64;
+    (lo * (hi / lo).powf(u)) as usize
+}
+
+/// A target with repeats, and a query of mutated copies of its pieces (either orientation), random
+/// stretches and repeats, so that HSPs, overlapping hits and hash collisions (diagonals 65,536 apart)
+/// occur.
+fn random_pair(rng: &mut Rng) -> (Vec<u8>, Vec<u8>) {
+    let tlen = size(rng, 1000.0, 200_000.0);
+    let mut t = rng.nt4_seq(tlen, 0.0);
+    // tandem and dispersed repeats in the target
+    for _ in 0..rng.below(6) {
+        let len = rng.range(20, 3000).min(tlen as i64 / 2) as usize;
+        let from = rng.below((tlen - len) as u64 + 1) as usize;
+        let to = rng.below((tlen - len) as u64 + 1) as usize;
+        let rate = pick(rng, &[0.0, 0.02, 0.1]);
+        let piece = rng.mutate(&t[from..from + len], rate);
+        for (k, &c) in piece.iter().enumerate().take(tlen - to) {
+            t[to + k] = c;
+        }
+    }
+    let mut q = Vec::new();
+    let qlen = size(rng, 1000.0, 200_000.0);
+    while q.len() < qlen {
+        match rng.below(4) {
+            0 => {
+                let len = rng.range(1, 5000) as usize;
+                q.extend(rng.nt4_seq(len, 0.0))
+            }
+            _ => {
+                let len = rng.range(30, 20_000).min(tlen as i64) as usize;
+                let from = rng.below((tlen - len) as u64 + 1) as usize;
+                let rate = pick(rng, &[0.0, 0.01, 0.05, 0.1, 0.15, 0.25]);
+                let mut piece = rng.mutate(&t[from..from + len], rate);
+                if rng.chance(0.3) {
+                    piece = piece.iter().rev().map(|&c| 3 - c).collect();
+                }
+                q.extend(piece);
+            }
+        }
+    }
+    (dress(rng, &t), dress(rng, &q))
+}
+
+#[test]
+fn masked_hoxd70_is_upstreams() {
+    let mut up = vec![0i32; 65536];
+    unsafe { lz::warpalign_oracle_lastz_masked_hoxd70(up.as_mut_ptr()) };
+    let ours = ScoreMatrix::masked_hoxd70();
+    for r in 0..256 {
+        for c in 0..256 {
+            assert_eq!(ours.0[r][c], up[256 * r + c], "sub[{r}][{c}]");
+        }
+    }
+}
+
+#[test]
+fn defaults_are_lastzs() {
+    let d = SearchOptions::lastz_default();
+    assert_eq!(d.seed, Seed::parse("1110100110010101111").unwrap());
+    // --xdrop's default: 10 times the score of the first row and column characters (A vs A)
+    assert_eq!(d.x_drop, 10 * ScoreMatrix::masked_hoxd70().get(b'A', b'A'));
+}
+
+#[test]
+fn random_pairs_twin_vs_oracle() {
+    let n = env_u64("WARPALIGN_SEARCH_CASES", 2000);
+    let seed = env_u64("WARPALIGN_SEARCH_SEED", 23);
+    let scoring = ScoreMatrix::masked_hoxd70();
+    let hsps = std::sync::atomic::AtomicU64::new(0);
+    let bad = failing_cases(n, |i| {
+        let mut rng = Rng::for_case(seed, i);
+        let (t, q) = random_pair(&mut rng);
+        let (pattern, o) = random_options(&mut rng, t.len());
+        for (strand, q) in [('+', q.clone()), ('-', rev_comp(&q))] {
+            let (tw, or) = (twin(&t, &q, &o, &scoring), oracle(&t, &q, &pattern, &o));
+            hsps.fetch_add(or.len() as u64, std::sync::atomic::Ordering::Relaxed);
+            if let Some(why) = compare(&tw, &or) {
+                return Some(format!(
+                    "case {i} (seed {seed}; target {} bp, query {} bp, strand {strand}, seed {pattern}, T={} step={} X={} K={} entropy={}): {why}",
+                    t.len(), q.len(), o.with_trans, o.step, o.x_drop, o.hsp_threshold, o.entropic
+                ));
+            }
+        }
+        None
+    });
+    eprintln!("{n} random pairs (both strands), {} HSPs compared", hsps.into_inner());
+    assert!(bad.is_empty(), "{} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
+}
