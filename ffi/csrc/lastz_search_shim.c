@@ -54,9 +54,10 @@ static scoreset* masked_hoxd70 (void)
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 uint32_t warpalign_oracle_lastz_search
-   (const uint8_t* target, uint32_t tlen, const uint8_t* query, uint32_t qlen,
+   (const uint8_t* target, uint32_t tlen,
+	const uint8_t* const* queries, const uint32_t* qlens, uint32_t n_queries,
 	const warpalign_oracle_lastz_search_options* options,
-	warpalign_oracle_lastz_hsp** hsps)
+	warpalign_oracle_lastz_hsp** hsps, uint32_t* counts)
 	{
 	seq				seq1, seq2;
 	seed*			hitSeed;
@@ -65,13 +66,13 @@ uint32_t warpalign_oracle_lastz_search
 	hitprocsimple	info;
 	collected		c = { NULL, 0, 0 };
 	char*			pattern;
+	u32				k, before;
 
 	pthread_mutex_lock (&lock);
 
 	memset (&seq1, 0, sizeof(seq1));
 	memset (&seq2, 0, sizeof(seq2));
 	seq1.v = (u8*) target;  seq1.len = seq1.size = tlen;  seq1.revCompFlags = rcf_forward;
-	seq2.v = (u8*) query;   seq2.len = seq2.size = qlen;  seq2.revCompFlags = rcf_forward;
 	seq1.fileType = seq2.fileType = seq_type_fasta;
 
 	pattern = copy_string ((char*) options->seed);
@@ -100,9 +101,15 @@ uint32_t warpalign_oracle_lastz_search
 	info.hp.reportEntropy    = false;
 
 	pt = build_seed_position_table (&seq1, 0, tlen, upper_nuc_to_bits, hitSeed, options->step);
-	seed_hit_search (&seq1, pt, &seq2, 0, qlen, /*selfCompare*/ false,
-	                 upper_nuc_to_bits, hitSeed, /*searchLimit*/ 0, /*reportSearchLimit*/ 0,
-	                 /*bandWidth*/ 0, process_for_simple_hit, &info);
+	for (k=0 ; k<n_queries ; k++)
+		{
+		seq2.v = (u8*) queries[k];  seq2.len = seq2.size = qlens[k];  seq2.revCompFlags = rcf_forward;
+		before = c.len;
+		seed_hit_search (&seq1, pt, &seq2, 0, qlens[k], /*selfCompare*/ false,
+		                 upper_nuc_to_bits, hitSeed, /*searchLimit*/ 0, /*reportSearchLimit*/ 0,
+		                 /*bandWidth*/ 0, process_for_simple_hit, &info);
+		counts[k] = c.len - before;
+		}
 
 	free_position_table (pt);
 	free_score_set ("warpalign oracle masked scoring", scoring);

@@ -23,14 +23,17 @@ typedef struct warpalign_oracle_lastz_search_options {
 	int32_t     entropic;      /* --entropy (1) / --noentropy (0) */
 } warpalign_oracle_lastz_search_options;
 
-/* Builds the position table of target[0..tlen) and searches query[0..qlen) against it (selfCompare off,
- * no band, no search limit). Sequences are bytes as LASTZ holds them (case kept); scoring is HOXD70 as
- * LASTZ builds it, through masked_score_set (lowercase and N penalized), as the hit processor gets it.
- * Returns the number of HSPs, in the order LASTZ collects them; *hsps is malloc'ed (free with free()),
- * NULL when none. Not thread safe on its own; calls are serialized by a lock. */
-uint32_t warpalign_oracle_lastz_search(const uint8_t* target, uint32_t tlen, const uint8_t* query, uint32_t qlen,
+/* Builds the position table of target[0..tlen) once and searches each query strand against it in turn,
+ * as LASTZ searches the strands of its queries (selfCompare off, no band, no search limit): queries[k] has
+ * qlens[k] bytes (> 0). Sequences are bytes as LASTZ holds them (case kept); scoring is HOXD70 as LASTZ
+ * builds it, through masked_score_set (lowercase and N penalized), as the hit processor gets it. Returns
+ * the number of HSPs; *hsps (malloc'ed, free with warpalign_oracle_lastz_free; NULL when none) holds them
+ * query by query, each query's in the order LASTZ collects them, and counts[k] is query k's number.
+ * Calls are serialized by a lock (the copy's statics, e.g. the diagonal hash, are shared). */
+uint32_t warpalign_oracle_lastz_search(const uint8_t* target, uint32_t tlen,
+                                       const uint8_t* const* queries, const uint32_t* qlens, uint32_t n_queries,
                                        const warpalign_oracle_lastz_search_options* options,
-                                       warpalign_oracle_lastz_hsp** hsps);
+                                       warpalign_oracle_lastz_hsp** hsps, uint32_t* counts);
 
 /* The matrix the hit processor scores with (maskedScoring->sub of the default HOXD70 set), 256x256
  * row-major [target byte][query byte], into out[65536]. */

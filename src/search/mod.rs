@@ -15,8 +15,8 @@
 
 pub mod twin;
 
-pub use twin::seed::{Seed, SeedError};
 pub use twin::search;
+pub use twin::seed::{Seed, SeedError};
 
 /// One HSP as LASTZ's `collect_hsps` adds it to its anchors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -174,10 +174,7 @@ impl Search<'_> {
         let threshold = self.options.hsp_threshold;
         let zero_threshold = threshold.max(0);
         if self.options.entropic && similarity >= zero_threshold && similarity <= 3 * threshold {
-            let e = entropy(
-                &t[(end1 - length) as usize..end1 as usize],
-                &q[(end2 - length) as usize..end2 as usize],
-            );
+            let e = entropy(&t[(end1 - length) as usize..end1 as usize], &q[(end2 - length) as usize..end2 as usize]);
             similarity = (similarity as f64 * e) as i32;
         }
         if similarity < threshold {

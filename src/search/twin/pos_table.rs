@@ -37,11 +37,7 @@ impl PosTable {
         assert!(step >= 1, "step can't be 0");
         assert!(!target.is_empty(), "the target is empty");
         let end = target.len() as u32;
-        let mut pt = PosTable {
-            step,
-            last: vec![0; 1usize << seed.weight],
-            prev: vec![0; 1 + (end / step) as usize],
-        };
+        let mut pt = PosTable { step, last: vec![0; 1usize << seed.weight], prev: vec![0; 1 + (end / step) as usize] };
         let seed_len = seed.length;
         if end < seed_len {
             return pt;

@@ -2,12 +2,8 @@
 //! default `new_dna_score_set(HOXD70, HOXD70_X, HOXD70_fill, ...)`), and `entropy`.
 
 /// `HOXD70` (A, C, G, T).
-pub const HOXD70: [[i32; 4]; 4] = [
-    [91, -114, -31, -123],
-    [-114, 100, -125, -31],
-    [-31, -125, 100, -114],
-    [-123, -31, -114, 91],
-];
+pub const HOXD70: [[i32; 4]; 4] =
+    [[91, -114, -31, -123], [-114, 100, -125, -31], [-31, -125, 100, -114], [-123, -31, -114, 91]];
 /// `HOXD70_X`: vs X (and, once masked, vs lowercase and N).
 pub const HOXD70_X: i32 = -1000;
 /// `HOXD70_fill`: any other pair of characters.
