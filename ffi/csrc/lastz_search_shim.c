@@ -101,6 +101,8 @@ uint32_t warpalign_oracle_lastz_search
 	info.hp.reportEntropy    = false;
 
 	pt = build_seed_position_table (&seq1, 0, tlen, upper_nuc_to_bits, hitSeed, options->step);
+	if (options->word_count_limit > 0)
+		limit_position_table (pt, options->word_count_limit, options->word_count_chasm);
 	for (k=0 ; k<n_queries ; k++)
 		{
 		seq2.v = (u8*) queries[k];  seq2.len = seq2.size = qlens[k];  seq2.revCompFlags = rcf_forward;

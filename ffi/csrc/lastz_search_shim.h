@@ -21,6 +21,9 @@ typedef struct warpalign_oracle_lastz_search_options {
 	int32_t     x_drop;        /* --xdrop */
 	int32_t     hsp_threshold; /* --hspthresh (a fixed score) */
 	int32_t     entropic;      /* --entropy (1) / --noentropy (0) */
+	uint32_t    word_count_limit;  /* --maxwordcount=<limit>[,<chasm>]: limit_position_table's limit (0: the
+	                                * table is not limited) and chasm */
+	uint32_t    word_count_chasm;
 } warpalign_oracle_lastz_search_options;
 
 /* Builds the position table of target[0..tlen) once and searches each query strand against it in turn,

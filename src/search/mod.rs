@@ -4,9 +4,9 @@
 //!
 //! For now this is the CPU twin of the path LASTZ takes by default: a strict seed (`--seed=12of19`,
 //! `14of22`, `match<N>` or a pattern of 1s and 0s, up to 28 bits so no bits are resolved), `--transition`
-//! none/one/two, `--step`, the hit processor `process_for_simple_hit` with x-drop extension (`--xdrop`),
-//! the entropy adjustment (`--[no]entropy`) and a fixed `--hspthresh`; no `--self`, no band, no search
-//! limit. It is checked HSP by HSP against upstream's own functions (`ffi`, tests/search).
+//! none/one/two, `--step`, `--maxwordcount=<limit>[,<chasm>]`, the hit processor `process_for_simple_hit`
+//! with x-drop extension (`--xdrop`), the entropy adjustment (`--[no]entropy`) and a fixed `--hspthresh`;
+//! no `--self`, no band, no search limit. It is checked HSP by HSP against upstream's own functions (`ffi`, tests/search).
 //!
 //! # Sequences
 //! Bytes as LASTZ holds them after loading (case kept: lowercase is masked, so it starts no seed and
@@ -44,6 +44,10 @@ pub struct SearchOptions {
     pub hsp_threshold: i32,
     /// `--entropy` (default) or `--noentropy`.
     pub entropic: bool,
+    /// `--maxwordcount=<limit>`: target words found more often are dropped from the table (0: no limit).
+    pub max_word_count: u32,
+    /// `--maxwordcount=<limit>,<chasm>`: but no more than this many bases in a row are dropped (0: none).
+    pub max_word_count_chasm: u32,
 }
 
 impl SearchOptions {
@@ -56,6 +60,8 @@ impl SearchOptions {
             x_drop: 910,
             hsp_threshold: 3000,
             entropic: true,
+            max_word_count: 0,
+            max_word_count_chasm: 0,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! Random target/query pairs with fixed seeds: every HSP of each query strand, twin vs oracle, over the
-//! option sets of the default path. Knobs: `WARPALIGN_SEARCH_CASES` (default 2000),
+//! option sets of the default path, and pairs built for diagonal-hash collisions. Knobs:
+//! `WARPALIGN_SEARCH_CASES` (default 1000 random pairs, a quarter as many collision pairs),
 //! `WARPALIGN_SEARCH_SEED`.
 
 use crate::common::{env_u64, failing_cases, pick, Rng};
@@ -19,6 +20,8 @@ pub fn oracle(target: &[u8], queries: &[&[u8]], pattern: &str, o: &SearchOptions
         x_drop: o.x_drop,
         hsp_threshold: o.hsp_threshold,
         entropic: o.entropic as i32,
+        word_count_limit: o.max_word_count,
+        word_count_chasm: o.max_word_count_chasm,
     };
     let ptrs: Vec<*const u8> = queries.iter().map(|q| q.as_ptr()).collect();
     let lens: Vec<u32> = queries.iter().map(|q| q.len() as u32).collect();
@@ -56,7 +59,7 @@ pub fn oracle(target: &[u8], queries: &[&[u8]], pattern: &str, o: &SearchOptions
 
 /// The twin's search of each query strand, one table built as the engine builds it.
 pub fn twin(target: &[u8], queries: &[&[u8]], o: &SearchOptions, scoring: &ScoreMatrix) -> Vec<Vec<Hsp>> {
-    let pt = PosTable::build(target, &o.seed, o.step);
+    let pt = PosTable::for_options(target, o);
     queries.iter().map(|q| search::search(target, &pt, q, o, scoring)).collect()
 }
 
@@ -99,7 +102,17 @@ pub fn options(
     entropic: bool,
 ) -> (String, SearchOptions) {
     let seed = Seed::parse(pattern).unwrap();
-    (pattern.to_string(), SearchOptions { seed, with_trans, step, x_drop, hsp_threshold, entropic })
+    let o = SearchOptions {
+        seed,
+        with_trans,
+        step,
+        x_drop,
+        hsp_threshold,
+        entropic,
+        max_word_count: 0,
+        max_word_count_chasm: 0,
+    };
+    (pattern.to_string(), o)
 }
 
 fn random_options(rng: &mut Rng, target_len: usize) -> (String, SearchOptions) {
@@ -126,7 +139,15 @@ fn random_options(rng: &mut Rng, target_len: usize) -> (String, SearchOptions) {
         pick(rng, &[500, 1500, 2200, 6000])
     };
     let entropic = rng.chance(0.8);
-    options(&pattern, with_trans, step, x_drop, hsp_threshold, entropic)
+    let (pattern, mut o) = options(&pattern, with_trans, step, x_drop, hsp_threshold, entropic);
+    if rng.chance(0.15) {
+        // --maxwordcount: limits the repeats' words (the target's repeats have a few copies each)
+        o.max_word_count = pick(rng, &[1, 2, 3, 5, 20]);
+        if rng.chance(0.5) {
+            o.max_word_count_chasm = pick(rng, &[1, 2, 10, 50, 300]);
+        }
+    }
+    (pattern, o)
 }
 
 /// Bases in LASTZ's text form: mostly ACGT, with runs of N, lowercase (soft-masked) runs, a few other
@@ -227,7 +248,7 @@ fn defaults_are_lastzs() {
 
 #[test]
 fn random_pairs_twin_vs_oracle() {
-    let n = env_u64("WARPALIGN_SEARCH_CASES", 2000);
+    let n = env_u64("WARPALIGN_SEARCH_CASES", 1000);
     let seed = env_u64("WARPALIGN_SEARCH_SEED", 23);
     let scoring = ScoreMatrix::masked_hoxd70();
     let hsps = std::sync::atomic::AtomicU64::new(0);
@@ -242,8 +263,8 @@ fn random_pairs_twin_vs_oracle() {
             hsps.fetch_add(or[k].len() as u64, std::sync::atomic::Ordering::Relaxed);
             if let Some(why) = compare(&tw[k], &or[k]) {
                 return Some(format!(
-                    "case {i} (seed {seed}; target {} bp, query {} bp, strand {strand}, seed {pattern}, T={} step={} X={} K={} entropy={}): {why}",
-                    t.len(), q.len(), o.with_trans, o.step, o.x_drop, o.hsp_threshold, o.entropic
+                    "case {i} (seed {seed}; target {} bp, query {} bp, strand {strand}, seed {pattern}, T={} step={} X={} K={} entropy={} maxwordcount={},{}): {why}",
+                    t.len(), q.len(), o.with_trans, o.step, o.x_drop, o.hsp_threshold, o.entropic, o.max_word_count, o.max_word_count_chasm
                 ));
             }
         }
@@ -257,7 +278,7 @@ fn random_pairs_twin_vs_oracle() {
 /// so that the query's hits on the two diagonals share (or nearly share) one hashed diagonal.
 #[test]
 fn hash_collisions_twin_vs_oracle() {
-    let n = env_u64("WARPALIGN_SEARCH_CASES", 2000) / 4;
+    let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 4;
     let seed = env_u64("WARPALIGN_SEARCH_SEED", 23) + 1;
     let scoring = ScoreMatrix::masked_hoxd70();
     let bad = failing_cases(n, |i| {

@@ -40,14 +40,18 @@ const PAIRS: &[(&str, &str)] = &[
 fn genome_pairs_twin_vs_oracle() {
     let wga = data_dir().join("wga");
     let scoring = ScoreMatrix::masked_hoxd70();
-    let sets = [
+    let mut sets = [
         options(Seed::PATTERN_12OF19, 1, 1, 910, 3000, true), // LASTZ's defaults
         options(Seed::PATTERN_12OF19, 0, 1, 910, 3000, true), // --notransition
         options(Seed::PATTERN_12OF19, 2, 1, 910, 2000, false), // --transition=2 --hspthresh=2000 --noentropy
         options(Seed::PATTERN_12OF19, 1, 20, 910, 3000, true), // --step=20
         options(Seed::PATTERN_14OF22, 1, 1, 400, 3000, true), // --seed=14of22 --xdrop=400
         options("11111111111", 0, 1, 910, 1500, true),        // --seed=match11 --hspthresh=1500
+        options(Seed::PATTERN_12OF19, 1, 1, 910, 3000, true), // --maxwordcount=4 (set below)
+        options(Seed::PATTERN_12OF19, 1, 3, 910, 3000, true), // --step=3 --maxwordcount=2,40 (set below)
     ];
+    sets[6].1.max_word_count = 4;
+    (sets[7].1.max_word_count, sets[7].1.max_word_count_chasm) = (2, 40);
     let (mut pairs, mut hsps) = (0, 0);
     for (tf, qf) in PAIRS {
         let (tp, qp) = (wga.join(tf), wga.join(qf));
