@@ -86,8 +86,11 @@ uint32_t warpalign_oracle_lastz_search
 	info.hp.reporter         = collect;
 	info.hp.reporterInfo     = &c;
 	info.hp.posFilter        = false;
-	info.hp.minMatches       = -1;
-	info.hp.maxTransversions = -1;
+	// and its --filter part
+	info.hp.minMatches       = options->min_matches;
+	info.hp.maxTransversions = options->max_transversions;
+	info.hp.filterPattern    = (options->filter_cares_only)? hitSeed->pattern : NULL;
+	info.hp.charToBits       = nuc_to_bits;
 	info.hp.gfExtend         = gfexXDrop;
 	info.hp.seq1             = &seq1;
 	info.hp.seq2             = &seq2;

@@ -24,6 +24,10 @@ typedef struct warpalign_oracle_lastz_search_options {
 	uint32_t    word_count_limit;  /* --maxwordcount=<limit>[,<chasm>]: limit_position_table's limit (0: the
 	                                * table is not limited) and chasm */
 	uint32_t    word_count_chasm;
+	int32_t     min_matches;       /* --filter=[cares:][<transversions>,]<matches>: minMatches (-1: no
+	                                * filter), maxTransversions (-1: any), filterCaresOnly */
+	int32_t     max_transversions;
+	int32_t     filter_cares_only;
 } warpalign_oracle_lastz_search_options;
 
 /* Builds the position table of target[0..tlen) once and searches each query strand against it in turn,

@@ -5,7 +5,7 @@
 //! For now this is the CPU twin of the path LASTZ takes by default: a strict seed (`--seed=12of19`,
 //! `14of22`, `match<N>` or a pattern of 1s and 0s, up to 28 bits so no bits are resolved), `--transition`
 //! none/one/two, `--step`, `--maxwordcount=<limit>[,<chasm>]`, the hit processor `process_for_simple_hit`
-//! with x-drop extension (`--xdrop`), the entropy adjustment (`--[no]entropy`) and a fixed `--hspthresh`;
+//! with `--filter` and x-drop extension (`--xdrop`), the entropy adjustment (`--[no]entropy`) and a fixed `--hspthresh`;
 //! no `--self`, no band, no search limit. It is checked HSP by HSP against upstream's own functions (`ffi`, tests/search).
 //!
 //! # Sequences
@@ -48,6 +48,19 @@ pub struct SearchOptions {
     pub max_word_count: u32,
     /// `--maxwordcount=<limit>,<chasm>`: but no more than this many bases in a row are dropped (0: none).
     pub max_word_count_chasm: u32,
+    /// `--filter`: seed hits are counted before extension.
+    pub filter: Option<HitFilter>,
+}
+
+/// `--filter=[<transversions>,]<matches>` and `--filter=cares:[<transversions>,]<matches>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HitFilter {
+    /// A hit needs at least this many matches.
+    pub min_matches: i32,
+    /// And at most this many transversions (-1: any); a non-ACGT byte counts as one.
+    pub max_transversions: i32,
+    /// `cares:`: count only the seed's 1 positions.
+    pub cares_only: bool,
 }
 
 impl SearchOptions {
@@ -62,6 +75,7 @@ impl SearchOptions {
             entropic: true,
             max_word_count: 0,
             max_word_count_chasm: 0,
+            filter: None,
         }
     }
 }

@@ -7,7 +7,7 @@ use crate::common::{env_u64, failing_cases, pick, Rng};
 use std::ffi::CString;
 use warpalign::search::twin::pos_table::PosTable;
 use warpalign::search::twin::scoring::ScoreMatrix;
-use warpalign::search::{self, Hsp, SearchOptions, Seed};
+use warpalign::search::{self, HitFilter, Hsp, SearchOptions, Seed};
 use warpalign_ffi::lastz as lz;
 
 /// Upstream's search of each query strand against `target` (one table): each strand's HSPs.
@@ -22,6 +22,9 @@ pub fn oracle(target: &[u8], queries: &[&[u8]], pattern: &str, o: &SearchOptions
         entropic: o.entropic as i32,
         word_count_limit: o.max_word_count,
         word_count_chasm: o.max_word_count_chasm,
+        min_matches: o.filter.map_or(-1, |f| f.min_matches),
+        max_transversions: o.filter.map_or(-1, |f| f.max_transversions),
+        filter_cares_only: o.filter.is_some_and(|f| f.cares_only) as i32,
     };
     let ptrs: Vec<*const u8> = queries.iter().map(|q| q.as_ptr()).collect();
     let lens: Vec<u32> = queries.iter().map(|q| q.len() as u32).collect();
@@ -111,6 +114,7 @@ pub fn options(
         entropic,
         max_word_count: 0,
         max_word_count_chasm: 0,
+        filter: None,
     };
     (pattern.to_string(), o)
 }
@@ -146,6 +150,15 @@ fn random_options(rng: &mut Rng, target_len: usize) -> (String, SearchOptions) {
         if rng.chance(0.5) {
             o.max_word_count_chasm = pick(rng, &[1, 2, 10, 50, 300]);
         }
+    }
+    if rng.chance(0.15) {
+        // --filter: at most the seed's (care) positions
+        let cares_only = rng.chance(0.5);
+        let positions =
+            if cares_only { o.seed.pattern.iter().filter(|&&c| c == b'1').count() } else { o.seed.length as usize };
+        let min_matches = rng.range(0, positions as i64) as i32;
+        let max_transversions = if rng.chance(0.5) { -1 } else { rng.range(0, 3) as i32 };
+        o.filter = Some(HitFilter { min_matches, max_transversions, cares_only });
     }
     (pattern, o)
 }
@@ -263,8 +276,8 @@ fn random_pairs_twin_vs_oracle() {
             hsps.fetch_add(or[k].len() as u64, std::sync::atomic::Ordering::Relaxed);
             if let Some(why) = compare(&tw[k], &or[k]) {
                 return Some(format!(
-                    "case {i} (seed {seed}; target {} bp, query {} bp, strand {strand}, seed {pattern}, T={} step={} X={} K={} entropy={} maxwordcount={},{}): {why}",
-                    t.len(), q.len(), o.with_trans, o.step, o.x_drop, o.hsp_threshold, o.entropic, o.max_word_count, o.max_word_count_chasm
+                    "case {i} (seed {seed}; target {} bp, query {} bp, strand {strand}, seed {pattern}, T={} step={} X={} K={} entropy={} maxwordcount={},{} filter={:?}): {why}",
+                    t.len(), q.len(), o.with_trans, o.step, o.x_drop, o.hsp_threshold, o.entropic, o.max_word_count, o.max_word_count_chasm, o.filter
                 ));
             }
         }

@@ -6,7 +6,7 @@ use crate::common::tools::data_dir;
 use crate::oracle::{compare, options, oracle, rev_comp, twin};
 use std::path::Path;
 use warpalign::search::twin::scoring::ScoreMatrix;
-use warpalign::search::Seed;
+use warpalign::search::{HitFilter, Seed};
 
 /// The records of a FASTA file (gzip'ed or not): header-less sequences, bytes as in the file.
 fn read_fasta(path: &Path) -> Vec<Vec<u8>> {
@@ -49,9 +49,13 @@ fn genome_pairs_twin_vs_oracle() {
         options("11111111111", 0, 1, 910, 1500, true),        // --seed=match11 --hspthresh=1500
         options(Seed::PATTERN_12OF19, 1, 1, 910, 3000, true), // --maxwordcount=4 (set below)
         options(Seed::PATTERN_12OF19, 1, 3, 910, 3000, true), // --step=3 --maxwordcount=2,40 (set below)
+        options(Seed::PATTERN_12OF19, 2, 1, 910, 3000, true), // --transition=2 --filter=1,15 (set below)
+        options(Seed::PATTERN_12OF19, 1, 1, 910, 3000, true), // --filter=cares:0,12 (set below)
     ];
     sets[6].1.max_word_count = 4;
     (sets[7].1.max_word_count, sets[7].1.max_word_count_chasm) = (2, 40);
+    sets[8].1.filter = Some(HitFilter { min_matches: 15, max_transversions: 1, cares_only: false });
+    sets[9].1.filter = Some(HitFilter { min_matches: 12, max_transversions: 0, cares_only: true });
     let (mut pairs, mut hsps) = (0, 0);
     for (tf, qf) in PAIRS {
         let (tp, qp) = (wga.join(tf), wga.join(qf));

@@ -1,11 +1,12 @@
 //! seed_search.c's `seed_hit_search` (`private_hit_search`, `find_table_matches`) with the hit processor
-//! LASTZ uses by default, `process_for_simple_hit`, and its `xdrop_extend_seed_hit`; diag_hash.c's
-//! hashed diagonals. The hash keeps one end per diagonal modulo 65,536: diagonals that collide share it,
-//! as in LASTZ (a hit can be dropped, or a left extension stopped, by another diagonal's extension).
+//! LASTZ uses by default, `process_for_simple_hit`, its `filter_seed_hit_by_subs` and
+//! `xdrop_extend_seed_hit`; diag_hash.c's hashed diagonals. The hash keeps one end per diagonal modulo
+//! 65,536: diagonals that collide share it, as in LASTZ (a hit can be dropped, or a left extension
+//! stopped, by another diagonal's extension).
 
 use super::pos_table::{upper_nuc_to_bits, PosTable, NO_PREVIOUS};
 use super::scoring::{entropy, ScoreMatrix};
-use crate::search::{Hsp, SearchOptions};
+use crate::search::{HitFilter, Hsp, SearchOptions};
 
 /// `diagHashSize` (the default build's).
 const DIAG_HASH_SIZE: u32 = 65536;
@@ -102,8 +103,7 @@ impl Search<'_> {
         }
     }
 
-    /// `process_for_simple_hit` (no position or match filter, x-drop extension). Positions are the ends
-    /// of the hit.
+    /// `process_for_simple_hit` (no position filter, x-drop extension). Positions are the ends of the hit.
     fn simple_hit(&mut self, pos1: u32, pos2: u32, length: u32) {
         let h = hashed_diag(pos1, pos2);
         if self.diag_end[h] == INACTIVE {
@@ -113,9 +113,32 @@ impl Search<'_> {
         if self.diag_end[h] > pos2 - length {
             return;
         }
+        if let Some(f) = self.options.filter {
+            if self.filtered(&f, pos1, pos2, length) {
+                return;
+            }
+        }
         if let Some(hsp) = self.xdrop_extend(pos1, pos2) {
             self.hsps.push(hsp);
         }
+    }
+
+    /// `filter_seed_hit_by_subs`: whether the hit `[pos - length, pos)` has too few matches or too many
+    /// transversions (bytes as `nuc_to_bits` reads them, either case).
+    fn filtered(&self, f: &HitFilter, pos1: u32, pos2: u32, length: u32) -> bool {
+        let (a, b) = (&self.target[(pos1 - length) as usize..], &self.query[(pos2 - length) as usize..]);
+        let (mut matches, mut transversions) = (0i32, 0i32);
+        for k in 0..length as usize {
+            if f.cares_only && self.options.seed.pattern[k] == b'0' {
+                continue;
+            }
+            match (nuc_to_bits(a[k]), nuc_to_bits(b[k])) {
+                (Some(x), Some(y)) if x == y => matches += 1,
+                (Some(x), Some(y)) if (x ^ y) & 1 == 0 => {} // a transition
+                _ => transversions += 1,
+            }
+        }
+        matches < f.min_matches || (f.max_transversions >= 0 && transversions > f.max_transversions)
     }
 
     /// `xdrop_extend_seed_hit`: extends left from the hit's end, then right from it, each until the score
@@ -182,6 +205,12 @@ impl Search<'_> {
         }
         Some(Hsp { pos1: end1 - length, pos2: end2 - length, length, score: similarity })
     }
+}
+
+/// `nuc_to_bits`: A, C, G, T in either case to 0..3.
+#[inline]
+fn nuc_to_bits(c: u8) -> Option<u8> {
+    upper_nuc_to_bits(c.to_ascii_uppercase()).map(|b| b as u8)
 }
 
 /// `hashedDiag`.

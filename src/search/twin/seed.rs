@@ -7,6 +7,8 @@
 pub struct Seed {
     /// Locations, from the first 1 to the last.
     pub length: u32,
+    /// `pattern`: b'1' (care) or b'0' per location (what `--filter=cares:` walks).
+    pub pattern: Vec<u8>,
     /// Bits of a packed word (2 per 1).
     pub weight: u32,
     /// `shift[]`, `mask[]`: a word packs as the OR of `(word >> shift) & mask`.
@@ -58,6 +60,7 @@ impl Seed {
         }
         let (mut seed_bits, mut flip_bits) = (0u64, 0u64);
         let (mut length, mut weight) = (0u32, 0u32);
+        let mut kept = Vec::new();
         for &c in &b[s..e] {
             match c {
                 b' ' | b'\t' | b'\n' => {}
@@ -66,11 +69,13 @@ impl Seed {
                     flip_bits = (flip_bits << 2) + 2;
                     length += 1;
                     weight += 2;
+                    kept.push(b'1');
                 }
                 b'0' | b'x' | b'X' => {
                     seed_bits <<= 2;
                     flip_bits <<= 2;
                     length += 1;
+                    kept.push(b'0');
                 }
                 _ => return Err(SeedError::Unsupported(c as char)),
             }
@@ -92,7 +97,7 @@ impl Seed {
             rem_bits -= (mask as u64) << shift;
             parts.push((shift, mask));
         }
-        let mut seed = Seed { length, weight, parts, trans_flips: Vec::new() };
+        let mut seed = Seed { length, pattern: kept, weight, parts, trans_flips: Vec::new() };
         while flip_bits != 0 {
             let right_bit = flip_bits - (flip_bits & (flip_bits - 1));
             flip_bits -= right_bit;
