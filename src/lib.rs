@@ -11,6 +11,7 @@ pub mod gpu;
 pub mod ksw;
 pub mod seed;
 pub mod memory;
+pub mod search;
 pub mod varint;
 pub mod ydrop;
 

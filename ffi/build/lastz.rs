@@ -1,6 +1,7 @@
 //! LASTZ 1.04.52: `ydrop_one_sided_align` (static in gapped_extend.c), reached through a shim
 //! (csrc/lastz_ydrop_shim.c) that `#include`s gapped_extend.c unmodified and exports one call, constrained
-//! or not.
+//! or not; and the HSP search (pos_table.c, seed_search.c, diag_hash.c, seeds.c, unmodified), reached
+//! through csrc/lastz_search_shim.c, which sets it up as lastz.c does and collects the HSPs.
 //!
 //! Compiled as upstream's src/Makefile compiles `lastz` (-O3, -Dscore_type=I, large-file and VERSION_*
 //! defines), with csrc/lastz_rename.h force-included so that every global symbol carries a
@@ -20,6 +21,11 @@ const FILES: &[&str] = &[
     "identity_dist.c",
     "coverage_dist.c",
     "continuity_dist.c",
+    // the HSP search (csrc/lastz_search_shim.c)
+    "seeds.c",
+    "pos_table.c",
+    "seed_search.c",
+    "diag_hash.c",
 ];
 
 const PREFIX: &str = "warpalign_oracle_lastz_";
@@ -59,6 +65,7 @@ pub fn build(src: &Path, out: &Path) {
         b.define(&k, v.as_str());
     }
     b.file(csrc.join("lastz_ydrop_shim.c"));
+    b.file(csrc.join("lastz_search_shim.c"));
     for f in FILES {
         b.file(lz.join(f));
     }
@@ -67,6 +74,12 @@ pub fn build(src: &Path, out: &Path) {
 
     let bindings = bindgen::Builder::default()
         .header(csrc.join("lastz_ydrop_shim.h").to_str().unwrap())
+        .header(csrc.join("lastz_search_shim.h").to_str().unwrap())
+        .allowlist_function("warpalign_oracle_lastz_search")
+        .allowlist_function("warpalign_oracle_lastz_masked_hoxd70")
+        .allowlist_function("warpalign_oracle_lastz_free")
+        .allowlist_type("warpalign_oracle_lastz_hsp")
+        .allowlist_type("warpalign_oracle_lastz_search_options")
         .allowlist_function("warpalign_oracle_lastz_ydrop_one_sided")
         .allowlist_type("warpalign_oracle_lastz_ydrop_out")
         .allowlist_type("warpalign_oracle_lastz_ydrop_bounds")

@@ -1,6 +1,7 @@
 /* Forced-included into every LASTZ file the oracle compiles (lastz_ydrop_shim.c, which #includes
- * gapped_extend.c, and edit_script.c, utilities.c, segment.c, sequences.c, dna_utilities.c,
- * identity_dist.c, coverage_dist.c, continuity_dist.c): gives each global symbol they define a
+ * gapped_extend.c, lastz_search_shim.c, and edit_script.c, utilities.c, segment.c, sequences.c,
+ * dna_utilities.c, identity_dist.c, coverage_dist.c, continuity_dist.c, seeds.c, pos_table.c,
+ * seed_search.c, diag_hash.c): gives each global symbol they define a
  * warpalign_oracle_lastz_ prefix, so the oracle can live in libwarpalign.a next to LASTZ's own copies (and
  * minimap2's oracle). The list is every symbol `nm --defined-only -g` shows on those objects; the ffi build
  * script checks that no unprefixed global symbol is left. */
@@ -11,6 +12,7 @@
 #define HOXD70_extend                            warpalign_oracle_lastz_HOXD70_extend
 #define HOXD70_fill                              warpalign_oracle_lastz_HOXD70_fill
 #define HOXD70_open                              warpalign_oracle_lastz_HOXD70_open
+#define _enqueue_seed_hit                        warpalign_oracle_lastz__enqueue_seed_hit
 #define add_segment                              warpalign_oracle_lastz_add_segment
 #define ahtemp                                   warpalign_oracle_lastz_ahtemp
 #define alignment_continuity                     warpalign_oracle_lastz_alignment_continuity
@@ -23,6 +25,7 @@
 #define another_sequence                         warpalign_oracle_lastz_another_sequence
 #define append_char                              warpalign_oracle_lastz_append_char
 #define append_u8                                warpalign_oracle_lastz_append_u8
+#define apply_seed                               warpalign_oracle_lastz_apply_seed
 #define backward_sequence                        warpalign_oracle_lastz_backward_sequence
 #define bit_count                                warpalign_oracle_lastz_bit_count
 #define bit_count_16                             warpalign_oracle_lastz_bit_count_16
@@ -35,6 +38,8 @@
 #define bits_to_pur_pyr                          warpalign_oracle_lastz_bits_to_pur_pyr
 #define blastz_score_to_ncbi_bits                warpalign_oracle_lastz_blastz_score_to_ncbi_bits
 #define blastz_score_to_ncbi_expectation         warpalign_oracle_lastz_blastz_score_to_ncbi_expectation
+#define build_quantum_seed_position_table        warpalign_oracle_lastz_build_quantum_seed_position_table
+#define build_seed_position_table                warpalign_oracle_lastz_build_seed_position_table
 #define char_to_description                      warpalign_oracle_lastz_char_to_description
 #define clone_sequence                           warpalign_oracle_lastz_clone_sequence
 #define colorize_sequence                        warpalign_oracle_lastz_colorize_sequence
@@ -44,9 +49,16 @@
 #define copy_prefix                              warpalign_oracle_lastz_copy_prefix
 #define copy_reverse_of_string                   warpalign_oracle_lastz_copy_reverse_of_string
 #define copy_score_set                           warpalign_oracle_lastz_copy_score_set
+#define copy_seeds                               warpalign_oracle_lastz_copy_seeds
 #define copy_sequence                            warpalign_oracle_lastz_copy_sequence
 #define copy_string                              warpalign_oracle_lastz_copy_string
+#define count_position_table                     warpalign_oracle_lastz_count_position_table
 #define count_substitutions                      warpalign_oracle_lastz_count_substitutions
+#define diagActive                               warpalign_oracle_lastz_diagActive
+#define diagActual                               warpalign_oracle_lastz_diagActual
+#define diagEnd                                  warpalign_oracle_lastz_diagEnd
+#define diagStart                                warpalign_oracle_lastz_diagStart
+#define discovery_probability                    warpalign_oracle_lastz_discovery_probability
 #define dna_utilities_dbgShowQToBest             warpalign_oracle_lastz_dna_utilities_dbgShowQToBest
 #define dna_utilities_scoreType                  warpalign_oracle_lastz_dna_utilities_scoreType
 #define dump_aligned_nucleotides                 warpalign_oracle_lastz_dump_aligned_nucleotides
@@ -54,6 +66,7 @@
 #define dump_edit_script                         warpalign_oracle_lastz_dump_edit_script
 #define dump_full_score_set                      warpalign_oracle_lastz_dump_full_score_set
 #define dump_lower_score_set                     warpalign_oracle_lastz_dump_lower_score_set
+#define dump_position_table                      warpalign_oracle_lastz_dump_position_table
 #define dump_score_set                           warpalign_oracle_lastz_dump_score_set
 #define dump_segments                            warpalign_oracle_lastz_dump_segments
 #define dump_sequence                            warpalign_oracle_lastz_dump_sequence
@@ -70,11 +83,13 @@
 #define edit_script_run_of_subs_match            warpalign_oracle_lastz_edit_script_run_of_subs_match
 #define edit_script_trim_head                    warpalign_oracle_lastz_edit_script_trim_head
 #define edit_script_upper_truncate               warpalign_oracle_lastz_edit_script_upper_truncate
+#define empty_diag_hash                          warpalign_oracle_lastz_empty_diag_hash
 #define empty_segment_table                      warpalign_oracle_lastz_empty_segment_table
 #define entropy                                  warpalign_oracle_lastz_entropy
 #define entropy_lower_ok                         warpalign_oracle_lastz_entropy_lower_ok
 #define fclose_if_valid                          warpalign_oracle_lastz_fclose_if_valid
 #define fence_sequence_interval                  warpalign_oracle_lastz_fence_sequence_interval
+#define fetch_resolving_bits                     warpalign_oracle_lastz_fetch_resolving_bits
 #define filter_aligns_by_continuity              warpalign_oracle_lastz_filter_aligns_by_continuity
 #define filter_aligns_by_coverage                warpalign_oracle_lastz_filter_aligns_by_coverage
 #define filter_aligns_by_identity                warpalign_oracle_lastz_filter_aligns_by_identity
@@ -91,11 +106,16 @@
 #define filter_segments_by_identity              warpalign_oracle_lastz_filter_segments_by_identity
 #define filter_segments_by_match_count           warpalign_oracle_lastz_filter_segments_by_match_count
 #define filter_segments_by_mismatch_count        warpalign_oracle_lastz_filter_segments_by_mismatch_count
+#define find_position_table_limit                warpalign_oracle_lastz_find_position_table_limit
 #define find_tabbed_tag                          warpalign_oracle_lastz_find_tabbed_tag
 #define fopen_or_die                             warpalign_oracle_lastz_fopen_or_die
 #define free_align_list                          warpalign_oracle_lastz_free_align_list
+#define free_diag_hash                           warpalign_oracle_lastz_free_diag_hash
 #define free_if_valid                            warpalign_oracle_lastz_free_if_valid
+#define free_position_table                      warpalign_oracle_lastz_free_position_table
 #define free_score_set                           warpalign_oracle_lastz_free_score_set
+#define free_seed_hit_search                     warpalign_oracle_lastz_free_seed_hit_search
+#define free_seeds                               warpalign_oracle_lastz_free_seeds
 #define free_segment_batches                     warpalign_oracle_lastz_free_segment_batches
 #define free_segment_table                       warpalign_oracle_lastz_free_segment_table
 #define free_sequence                            warpalign_oracle_lastz_free_sequence
@@ -124,8 +144,11 @@
 #define init_identity_dist_job                   warpalign_oracle_lastz_init_identity_dist_job
 #define is_blank_string                          warpalign_oracle_lastz_is_blank_string
 #define is_later_lastz_version                   warpalign_oracle_lastz_is_later_lastz_version
+#define is_same_seed                             warpalign_oracle_lastz_is_same_seed
 #define is_valid_lastz_version                   warpalign_oracle_lastz_is_valid_lastz_version
+#define lastSeedHit                              warpalign_oracle_lastz_lastSeedHit
 #define last_partition_with_name                 warpalign_oracle_lastz_last_partition_with_name
+#define limit_position_table                     warpalign_oracle_lastz_limit_position_table
 #define limit_segment_table                      warpalign_oracle_lastz_limit_segment_table
 #define load_sequence                            warpalign_oracle_lastz_load_sequence
 #define lookup_named_partition                   warpalign_oracle_lastz_lookup_named_partition
@@ -133,6 +156,7 @@
 #define lookup_partition_no_die                  warpalign_oracle_lastz_lookup_partition_no_die
 #define lookup_partition_seq_pos                 warpalign_oracle_lastz_lookup_partition_seq_pos
 #define malloc_or_die                            warpalign_oracle_lastz_malloc_or_die
+#define mask_seed_position_table                 warpalign_oracle_lastz_mask_seed_position_table
 #define mask_sequence                            warpalign_oracle_lastz_mask_sequence
 #define mask_sequence_keep                       warpalign_oracle_lastz_mask_sequence_keep
 #define masked_score_set                         warpalign_oracle_lastz_masked_score_set
@@ -141,6 +165,7 @@
 #define merge_segments                           warpalign_oracle_lastz_merge_segments
 #define min_in_score_matrix                      warpalign_oracle_lastz_min_in_score_matrix
 #define new_dna_score_set                        warpalign_oracle_lastz_new_dna_score_set
+#define new_position_table                       warpalign_oracle_lastz_new_position_table
 #define new_quantum_code                         warpalign_oracle_lastz_new_quantum_code
 #define new_segment_table                        warpalign_oracle_lastz_new_segment_table
 #define new_sequence                             warpalign_oracle_lastz_new_sequence
@@ -148,10 +173,21 @@
 #define nuc_to_bits                              warpalign_oracle_lastz_nuc_to_bits
 #define nuc_to_color_bits                        warpalign_oracle_lastz_nuc_to_color_bits
 #define nuc_to_complement                        warpalign_oracle_lastz_nuc_to_complement
+#define numDiagActive                            warpalign_oracle_lastz_numDiagActive
 #define open_rewindable_sequence_file            warpalign_oracle_lastz_open_rewindable_sequence_file
 #define open_sequence_file                       warpalign_oracle_lastz_open_sequence_file
+#define parse_seeds_string                       warpalign_oracle_lastz_parse_seeds_string
+#define parse_strict_seeds_string                warpalign_oracle_lastz_parse_strict_seeds_string
 #define pct_string_to_double                     warpalign_oracle_lastz_pct_string_to_double
 #define percent_identical                        warpalign_oracle_lastz_percent_identical
+#define pos_table_dbgSeed                        warpalign_oracle_lastz_pos_table_dbgSeed
+#define pos_table_dbgShowDiscards                warpalign_oracle_lastz_pos_table_dbgShowDiscards
+#define pos_table_dbgShowWords                   warpalign_oracle_lastz_pos_table_dbgShowWords
+#define pos_table_showProgress                   warpalign_oracle_lastz_pos_table_showProgress
+#define pos_table_show_stats                     warpalign_oracle_lastz_pos_table_show_stats
+#define pos_table_show_stats_after               warpalign_oracle_lastz_pos_table_show_stats_after
+#define pos_table_zero_stats                     warpalign_oracle_lastz_pos_table_zero_stats
+#define position_table_count_distribution        warpalign_oracle_lastz_position_table_count_distribution
 #define print_align_list                         warpalign_oracle_lastz_print_align_list
 #define print_align_list_segments                warpalign_oracle_lastz_print_align_list_segments
 #define print_dna_similarities                   warpalign_oracle_lastz_print_dna_similarities
@@ -164,8 +200,13 @@
 #define print_score_matrix                       warpalign_oracle_lastz_print_score_matrix
 #define print_score_matrix_lf                    warpalign_oracle_lastz_print_score_matrix_lf
 #define print_score_matrix_prefix                warpalign_oracle_lastz_print_score_matrix_prefix
+#define print_seeds                              warpalign_oracle_lastz_print_seeds
 #define print_sequence                           warpalign_oracle_lastz_print_sequence
 #define prob_to_string                           warpalign_oracle_lastz_prob_to_string
+#define process_for_plain_hit                    warpalign_oracle_lastz_process_for_plain_hit
+#define process_for_recoverable_hit              warpalign_oracle_lastz_process_for_recoverable_hit
+#define process_for_simple_hit                   warpalign_oracle_lastz_process_for_simple_hit
+#define process_for_twin_hit                     warpalign_oracle_lastz_process_for_twin_hit
 #define qSegmentsByDecreasingScore               warpalign_oracle_lastz_qSegmentsByDecreasingScore
 #define qSegmentsByDiag                          warpalign_oracle_lastz_qSegmentsByDiag
 #define qSegmentsById                            warpalign_oracle_lastz_qSegmentsById
@@ -179,6 +220,7 @@
 #define read_score_set_by_name                   warpalign_oracle_lastz_read_score_set_by_name
 #define read_segment_table                       warpalign_oracle_lastz_read_segment_table
 #define realloc_or_die                           warpalign_oracle_lastz_realloc_or_die
+#define reconstruct_seed                         warpalign_oracle_lastz_reconstruct_seed
 #define reduce_to_points                         warpalign_oracle_lastz_reduce_to_points
 #define resolve_score_thresh                     warpalign_oracle_lastz_resolve_score_thresh
 #define rev_comp_by_bits                         warpalign_oracle_lastz_rev_comp_by_bits
@@ -191,6 +233,26 @@
 #define score_match                              warpalign_oracle_lastz_score_match
 #define score_segments                           warpalign_oracle_lastz_score_segments
 #define score_thresh_to_string                   warpalign_oracle_lastz_score_thresh_to_string
+#define seedHitNum                               warpalign_oracle_lastz_seedHitNum
+#define seedHitQueue                             warpalign_oracle_lastz_seedHitQueue
+#define seedHitQueueColumns                      warpalign_oracle_lastz_seedHitQueueColumns
+#define seedHitQueueSize                         warpalign_oracle_lastz_seedHitQueueSize
+#define seed_hit_search                          warpalign_oracle_lastz_seed_hit_search
+#define seed_packed_to_string                    warpalign_oracle_lastz_seed_packed_to_string
+#define seed_packed_to_string2                   warpalign_oracle_lastz_seed_packed_to_string2
+#define seed_pattern                             warpalign_oracle_lastz_seed_pattern
+#define seed_search_dbgDumpRawHits               warpalign_oracle_lastz_seed_search_dbgDumpRawHits
+#define seed_search_dbgSearchLimitExceeded       warpalign_oracle_lastz_seed_search_dbgSearchLimitExceeded
+#define seed_search_dbgShowCoverage              warpalign_oracle_lastz_seed_search_dbgShowCoverage
+#define seed_search_dbgShowHits                  warpalign_oracle_lastz_seed_search_dbgShowHits
+#define seed_search_dbgShowRawHits               warpalign_oracle_lastz_seed_search_dbgShowRawHits
+#define seed_search_dbgShowRejections            warpalign_oracle_lastz_seed_search_dbgShowRejections
+#define seed_search_generic_stats                warpalign_oracle_lastz_seed_search_generic_stats
+#define seed_search_showProgress                 warpalign_oracle_lastz_seed_search_showProgress
+#define seed_search_show_stats                   warpalign_oracle_lastz_seed_search_show_stats
+#define seed_search_zero_stats                   warpalign_oracle_lastz_seed_search_zero_stats
+#define seed_shuffle_list                        warpalign_oracle_lastz_seed_shuffle_list
+#define seed_unpack                              warpalign_oracle_lastz_seed_unpack
 #define segment_coverage                         warpalign_oracle_lastz_segment_coverage
 #define segment_dbgAnchorParsing                 warpalign_oracle_lastz_segment_dbgAnchorParsing
 #define segment_identity                         warpalign_oracle_lastz_segment_identity

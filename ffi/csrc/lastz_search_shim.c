@@ -1,0 +1,140 @@
+/* The oracle's entry into LASTZ 1.04.52's HSP search: pos_table.c, seed_search.c, diag_hash.c and seeds.c
+ * are compiled unmodified next to this file, which sets up what lastz.c would (the seed, the masked
+ * HOXD70 score set, the hit processor's info) and records each HSP through a reporter that does what
+ * lastz.c's collect_hsps does with it (start = end - length), without the rest of the program. */
+
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+#define  true  1
+#define  false 0
+#include "build_options.h"
+#include "utilities.h"
+#include "dna_utilities.h"
+#include "sequences.h"
+#include "seeds.h"
+#include "pos_table.h"
+#include "seed_search.h"
+#include "lastz_search_shim.h"
+
+_Static_assert (sizeof(score)  == sizeof(int32_t),  "the oracle expects LASTZ's default score_type=I");
+_Static_assert (sizeof(unspos) == sizeof(uint32_t), "the oracle expects LASTZ's default 31-bit unspos");
+
+typedef struct collected {
+	warpalign_oracle_lastz_hsp* v;
+	u32 len, size;
+} collected;
+
+// the reporter: collect_hsps' add_segment, without lastz.c's globals (mirroring is for --self only)
+static u32 collect (void* info, unspos pos1, unspos pos2, unspos length, score s)
+	{
+	collected* c = (collected*) info;
+	if (c->len == c->size)
+		{
+		c->size = (c->size == 0)? 256 : 2*c->size;
+		c->v = realloc_or_die ("warpalign oracle hsps", c->v, c->size * sizeof(c->v[0]));
+		}
+	c->v[c->len].pos1   = pos1 - length;
+	c->v[c->len].pos2   = pos2 - length;
+	c->v[c->len].length = length;
+	c->v[c->len].score  = s;
+	c->len++;
+	return length;
+	}
+
+static scoreset* masked_hoxd70 (void)
+	{
+	// parse_options' default set (HOXD70 with X and fill scores), then the copy the hit processor gets
+	scoreset* scoring = new_dna_score_set (HOXD70, HOXD70_X, HOXD70_fill, HOXD70_open, HOXD70_extend);
+	scoreset* masked  = masked_score_set (scoring);
+	free_score_set ("warpalign oracle scoring", scoring);
+	return masked;
+	}
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+uint32_t warpalign_oracle_lastz_search
+   (const uint8_t* target, uint32_t tlen,
+	const uint8_t* const* queries, const uint32_t* qlens, uint32_t n_queries,
+	const warpalign_oracle_lastz_search_options* options,
+	warpalign_oracle_lastz_hsp** hsps, uint32_t* counts)
+	{
+	seq				seq1, seq2;
+	seed*			hitSeed;
+	postable*		pt;
+	scoreset*		scoring;
+	hitprocsimple	info;
+	collected		c = { NULL, 0, 0 };
+	char*			pattern;
+	u32				k, before;
+
+	pthread_mutex_lock (&lock);
+
+	memset (&seq1, 0, sizeof(seq1));
+	memset (&seq2, 0, sizeof(seq2));
+	seq1.v = (u8*) target;  seq1.len = seq1.size = tlen;  seq1.revCompFlags = rcf_forward;
+	seq1.fileType = seq2.fileType = seq_type_fasta;
+
+	pattern = copy_string ((char*) options->seed);
+	parse_seeds_string (pattern, &hitSeed, 28);
+	hitSeed->withTrans = options->with_trans;
+
+	scoring = masked_hoxd70 ();
+
+	// set_up_hit_processor's gfexXDrop branch
+	memset (&info, 0, sizeof(info));
+	info.hp.reporter         = collect;
+	info.hp.reporterInfo     = &c;
+	info.hp.posFilter        = false;
+	// and its --filter part
+	info.hp.minMatches       = options->min_matches;
+	info.hp.maxTransversions = options->max_transversions;
+	info.hp.filterPattern    = (options->filter_cares_only)? hitSeed->pattern : NULL;
+	info.hp.charToBits       = nuc_to_bits;
+	info.hp.gfExtend         = gfexXDrop;
+	info.hp.seq1             = &seq1;
+	info.hp.seq2             = &seq2;
+	info.hp.scoring          = scoring;
+	info.hp.xDrop            = options->x_drop;
+	info.hp.hspThreshold.t   = 'S';
+	info.hp.hspThreshold.s   = options->hsp_threshold;
+	info.hp.hspZeroThreshold = (options->hsp_threshold > 0)? options->hsp_threshold : 0;
+	info.hp.anchors          = NULL;
+	info.hp.entropicHsp      = options->entropic;
+	info.hp.reportEntropy    = false;
+
+	pt = build_seed_position_table (&seq1, 0, tlen, upper_nuc_to_bits, hitSeed, options->step);
+	if (options->word_count_limit > 0)
+		limit_position_table (pt, options->word_count_limit, options->word_count_chasm);
+	for (k=0 ; k<n_queries ; k++)
+		{
+		seq2.v = (u8*) queries[k];  seq2.len = seq2.size = qlens[k];  seq2.revCompFlags = rcf_forward;
+		before = c.len;
+		seed_hit_search (&seq1, pt, &seq2, 0, qlens[k], /*selfCompare*/ false,
+		                 upper_nuc_to_bits, hitSeed, /*searchLimit*/ 0, /*reportSearchLimit*/ 0,
+		                 /*bandWidth*/ 0, process_for_simple_hit, &info);
+		counts[k] = c.len - before;
+		}
+
+	free_position_table (pt);
+	free_score_set ("warpalign oracle masked scoring", scoring);
+	free_seeds (hitSeed);
+	free_if_valid ("warpalign oracle seed", pattern);
+
+	pthread_mutex_unlock (&lock);
+
+	*hsps = c.v;
+	return c.len;
+	}
+
+void warpalign_oracle_lastz_masked_hoxd70 (int32_t* out)
+	{
+	scoreset* masked = masked_hoxd70 ();
+	int r, c;
+	for (r=0 ; r<256 ; r++)
+		for (c=0 ; c<256 ; c++)
+			out[256*r+c] = masked->sub[r][c];
+	free_score_set ("warpalign oracle masked scoring", masked);
+	}
+
+void warpalign_oracle_lastz_free (void* p) { free (p); }

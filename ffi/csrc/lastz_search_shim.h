@@ -1,0 +1,51 @@
+/* The oracle's entry into LASTZ 1.04.52's HSP search (see lastz_search_shim.c): the target's position
+ * table (build_seed_position_table) and one seed_hit_search over one query strand, with the hit processor
+ * LASTZ picks by default (process_for_simple_hit, x-drop extension). What bindgen binds: only this header. */
+#ifndef WARPALIGN_LASTZ_SEARCH_SHIM_H
+#define WARPALIGN_LASTZ_SEARCH_SHIM_H
+#include <stdint.h>
+
+/* One HSP as LASTZ's collect_hsps adds it to the anchors: start in target and query (0-based), length,
+ * score (entropy-adjusted when --entropy). */
+typedef struct warpalign_oracle_lastz_hsp {
+	uint32_t  pos1, pos2, length;
+	int32_t   score;
+} warpalign_oracle_lastz_hsp;
+
+/* The options of the search, as LASTZ's parse_options leaves them. */
+typedef struct warpalign_oracle_lastz_search_options {
+	const char* seed;          /* the seed pattern (--seed=12of19 is "1110100110010101111", match12 is
+	                            * "111111111111"); parsed by parse_seeds_string with maxIndexBits 28 */
+	int32_t     with_trans;    /* --transition: 0 (--notransition), 1, 2 (=2) */
+	uint32_t    step;          /* --step */
+	int32_t     x_drop;        /* --xdrop */
+	int32_t     hsp_threshold; /* --hspthresh (a fixed score) */
+	int32_t     entropic;      /* --entropy (1) / --noentropy (0) */
+	uint32_t    word_count_limit;  /* --maxwordcount=<limit>[,<chasm>]: limit_position_table's limit (0: the
+	                                * table is not limited) and chasm */
+	uint32_t    word_count_chasm;
+	int32_t     min_matches;       /* --filter=[cares:][<transversions>,]<matches>: minMatches (-1: no
+	                                * filter), maxTransversions (-1: any), filterCaresOnly */
+	int32_t     max_transversions;
+	int32_t     filter_cares_only;
+} warpalign_oracle_lastz_search_options;
+
+/* Builds the position table of target[0..tlen) once and searches each query strand against it in turn,
+ * as LASTZ searches the strands of its queries (selfCompare off, no band, no search limit): queries[k] has
+ * qlens[k] bytes (> 0). Sequences are bytes as LASTZ holds them (case kept); scoring is HOXD70 as LASTZ
+ * builds it, through masked_score_set (lowercase and N penalized), as the hit processor gets it. Returns
+ * the number of HSPs; *hsps (malloc'ed, free with warpalign_oracle_lastz_free; NULL when none) holds them
+ * query by query, each query's in the order LASTZ collects them, and counts[k] is query k's number.
+ * Calls are serialized by a lock (the copy's statics, e.g. the diagonal hash, are shared). */
+uint32_t warpalign_oracle_lastz_search(const uint8_t* target, uint32_t tlen,
+                                       const uint8_t* const* queries, const uint32_t* qlens, uint32_t n_queries,
+                                       const warpalign_oracle_lastz_search_options* options,
+                                       warpalign_oracle_lastz_hsp** hsps, uint32_t* counts);
+
+/* The matrix the hit processor scores with (maskedScoring->sub of the default HOXD70 set), 256x256
+ * row-major [target byte][query byte], into out[65536]. */
+void warpalign_oracle_lastz_masked_hoxd70(int32_t* out);
+
+void warpalign_oracle_lastz_free(void* p);
+
+#endif

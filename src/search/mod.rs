@@ -1,0 +1,81 @@
+//! search engine: LASTZ 1.04.52's search for HSPs (pos_table.c, seed_search.c, diag_hash.c, seeds.c): the
+//! target's position table of seed words, the seed hits of one query strand against it, and their
+//! ungapped x-drop extension into HSPs, in the order LASTZ collects them.
+//!
+//! For now this is the CPU twin of the path LASTZ takes by default: a strict seed (`--seed=12of19`,
+//! `14of22`, `match<N>` or a pattern of 1s and 0s, up to 28 bits so no bits are resolved), `--transition`
+//! none/one/two, `--step`, `--maxwordcount=<limit>[,<chasm>]`, the hit processor `process_for_simple_hit`
+//! with `--filter` and x-drop extension (`--xdrop`), the entropy adjustment (`--[no]entropy`) and a fixed `--hspthresh`;
+//! no `--self`, no band, no search limit. It is checked HSP by HSP against upstream's own functions (`ffi`, tests/search).
+//!
+//! # Sequences
+//! Bytes as LASTZ holds them after loading (case kept: lowercase is masked, so it starts no seed and
+//! scores as LASTZ's `masked_score_set` says). The query is one strand as LASTZ searches it (for the minus
+//! strand, the reverse complement).
+
+pub mod twin;
+
+pub use twin::search;
+pub use twin::seed::{Seed, SeedError};
+
+/// One HSP as LASTZ's `collect_hsps` adds it to its anchors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hsp {
+    /// Start in the target (0-based).
+    pub pos1: u32,
+    /// Start in the query strand (0-based).
+    pub pos2: u32,
+    pub length: u32,
+    /// The ungapped score, entropy-adjusted when the adjustment is on.
+    pub score: i32,
+}
+
+/// The search's options, as LASTZ's option parser leaves them.
+#[derive(Clone, Debug)]
+pub struct SearchOptions {
+    pub seed: Seed,
+    /// `--transition`: 0 (`--notransition`), 1 (default), 2 (`--transition=2`).
+    pub with_trans: u32,
+    /// `--step` (default 1).
+    pub step: u32,
+    /// `--xdrop` (default for HOXD70: 10 times A-to-A, 910).
+    pub x_drop: i32,
+    /// `--hspthresh` (default 3000).
+    pub hsp_threshold: i32,
+    /// `--entropy` (default) or `--noentropy`.
+    pub entropic: bool,
+    /// `--maxwordcount=<limit>`: target words found more often are dropped from the table (0: no limit).
+    pub max_word_count: u32,
+    /// `--maxwordcount=<limit>,<chasm>`: but no more than this many bases in a row are dropped (0: none).
+    pub max_word_count_chasm: u32,
+    /// `--filter`: seed hits are counted before extension.
+    pub filter: Option<HitFilter>,
+}
+
+/// `--filter=[<transversions>,]<matches>` and `--filter=cares:[<transversions>,]<matches>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HitFilter {
+    /// A hit needs at least this many matches.
+    pub min_matches: i32,
+    /// And at most this many transversions (-1: any); a non-ACGT byte counts as one.
+    pub max_transversions: i32,
+    /// `cares:`: count only the seed's 1 positions.
+    pub cares_only: bool,
+}
+
+impl SearchOptions {
+    /// LASTZ's defaults: 12of19, one transition, step 1, HOXD70's x-drop 910, threshold 3000, entropy.
+    pub fn lastz_default() -> Self {
+        SearchOptions {
+            seed: Seed::parse(Seed::PATTERN_12OF19).expect("12of19 is a strict seed"),
+            with_trans: 1,
+            step: 1,
+            x_drop: 910,
+            hsp_threshold: 3000,
+            entropic: true,
+            max_word_count: 0,
+            max_word_count_chasm: 0,
+            filter: None,
+        }
+    }
+}

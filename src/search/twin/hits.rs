@@ -1,0 +1,220 @@
+//! seed_search.c's `seed_hit_search` (`private_hit_search`, `find_table_matches`) with the hit processor
+//! LASTZ uses by default, `process_for_simple_hit`, its `filter_seed_hit_by_subs` and
+//! `xdrop_extend_seed_hit`; diag_hash.c's hashed diagonals. The hash keeps one end per diagonal modulo
+//! 65,536: diagonals that collide share it, as in LASTZ (a hit can be dropped, or a left extension
+//! stopped, by another diagonal's extension).
+
+use super::pos_table::{upper_nuc_to_bits, PosTable, NO_PREVIOUS};
+use super::scoring::{entropy, ScoreMatrix};
+use crate::search::{HitFilter, Hsp, SearchOptions};
+
+/// `diagHashSize` (the default build's).
+const DIAG_HASH_SIZE: u32 = 65536;
+/// `hashInactiveEnd`.
+const INACTIVE: u32 = u32::MAX;
+
+/// Searches one query strand against the target's table, as `seed_hit_search(target, pt, query, 0,
+/// query.len(), selfCompare false, upper_nuc_to_bits, seed, no limit, no band, process_for_simple_hit)`
+/// with x-drop extension: the HSPs in the order LASTZ collects them. `pt` must be the table of `target`
+/// for `options.seed` and `options.step`. Panics on a seed shorter than 2 (LASTZ dies) and on an empty
+/// query (LASTZ dies: "interval is void").
+pub fn search(target: &[u8], pt: &PosTable, query: &[u8], options: &SearchOptions, scoring: &ScoreMatrix) -> Vec<Hsp> {
+    let seed = &options.seed;
+    let seed_len = seed.length;
+    assert!(seed_len >= 2, "seed length must be at least two");
+    assert!(!query.is_empty(), "the query is empty");
+    let mut hsps = Vec::new();
+    if (query.len() as u32) < seed_len {
+        return hsps;
+    }
+    let mut search = Search {
+        target,
+        query,
+        pt,
+        options,
+        scoring,
+        diag_end: vec![INACTIVE; DIAG_HASH_SIZE as usize],
+        hsps: &mut hsps,
+    };
+    // private_hit_search
+    let stop = query.len();
+    let mut q = 0usize;
+    'empty: while q < stop {
+        let mut w = 0u64;
+        let mut nts = 1;
+        while nts < seed_len && q < stop {
+            let Some(ww) = upper_nuc_to_bits(query[q]) else {
+                q += 1;
+                continue 'empty;
+            };
+            q += 1;
+            w = (w << 2) | ww;
+            nts += 1;
+        }
+        while q < stop {
+            let Some(ww) = upper_nuc_to_bits(query[q]) else {
+                q += 1;
+                continue 'empty;
+            };
+            w = (w << 2) | ww;
+            let pos2 = q as u32 + 1;
+            let packed = seed.apply(w);
+            search.table_matches(packed, pos2);
+            let flips = &seed.trans_flips;
+            if options.with_trans == 1 {
+                for &f1 in flips {
+                    search.table_matches(packed ^ f1, pos2);
+                }
+            } else if options.with_trans >= 2 {
+                for (i, &f1) in flips.iter().enumerate() {
+                    search.table_matches(packed ^ f1, pos2);
+                    for &f2 in &flips[i + 1..] {
+                        search.table_matches(packed ^ f1 ^ f2, pos2);
+                    }
+                }
+            }
+            q += 1;
+        }
+    }
+    hsps
+}
+
+struct Search<'a> {
+    target: &'a [u8],
+    query: &'a [u8],
+    pt: &'a PosTable,
+    options: &'a SearchOptions,
+    scoring: &'a ScoreMatrix,
+    /// `diagEnd[]`: per hashed diagonal, the query position its last extension reached.
+    diag_end: Vec<u32>,
+    hsps: &'a mut Vec<Hsp>,
+}
+
+impl Search<'_> {
+    /// `find_table_matches`: each target window with this word, rightmost first.
+    fn table_matches(&mut self, packed: u32, pos2: u32) {
+        let mut pos = self.pt.last[packed as usize];
+        if pos == 0 {
+            return;
+        }
+        while pos != NO_PREVIOUS {
+            self.simple_hit(self.pt.step * pos, pos2, self.options.seed.length);
+            pos = self.pt.prev[pos as usize];
+        }
+    }
+
+    /// `process_for_simple_hit` (no position filter, x-drop extension). Positions are the ends of the hit.
+    fn simple_hit(&mut self, pos1: u32, pos2: u32, length: u32) {
+        let h = hashed_diag(pos1, pos2);
+        if self.diag_end[h] == INACTIVE {
+            self.diag_end[h] = 0;
+        }
+        // a hit starting before this hashed diagonal's last extension ended is not extended again
+        if self.diag_end[h] > pos2 - length {
+            return;
+        }
+        if let Some(f) = self.options.filter {
+            if self.filtered(&f, pos1, pos2, length) {
+                return;
+            }
+        }
+        if let Some(hsp) = self.xdrop_extend(pos1, pos2) {
+            self.hsps.push(hsp);
+        }
+    }
+
+    /// `filter_seed_hit_by_subs`: whether the hit `[pos - length, pos)` has too few matches or too many
+    /// transversions (bytes as `nuc_to_bits` reads them, either case).
+    fn filtered(&self, f: &HitFilter, pos1: u32, pos2: u32, length: u32) -> bool {
+        let (a, b) = (&self.target[(pos1 - length) as usize..], &self.query[(pos2 - length) as usize..]);
+        let (mut matches, mut transversions) = (0i32, 0i32);
+        for k in 0..length as usize {
+            if f.cares_only && self.options.seed.pattern[k] == b'0' {
+                continue;
+            }
+            match (nuc_to_bits(a[k]), nuc_to_bits(b[k])) {
+                (Some(x), Some(y)) if x == y => matches += 1,
+                (Some(x), Some(y)) if (x ^ y) & 1 == 0 => {} // a transition
+                _ => transversions += 1,
+            }
+        }
+        matches < f.min_matches || (f.max_transversions >= 0 && transversions > f.max_transversions)
+    }
+
+    /// `xdrop_extend_seed_hit`: extends left from the hit's end, then right from it, each until the score
+    /// drops `x_drop` below its best, keeping the best; records how far right it went; adjusts the score
+    /// by entropy; keeps what reaches the threshold. (The hit's length only feeds LASTZ's debug output.)
+    fn xdrop_extend(&mut self, pos1: u32, pos2: u32) -> Option<Hsp> {
+        let (t, q, sub) = (self.target, self.query, self.scoring);
+        let x_drop = self.options.x_drop;
+        let diag = pos1 as i32 - pos2 as i32;
+        let h = hashed_diag(pos1, pos2);
+
+        // left: stop at the target's start, the query's start, or where this hashed diagonal's last
+        // extension ended (process_for_simple_hit blocks the left extension)
+        let block2 = self.diag_end[h] as i32;
+        let stop = if block2 + diag > 0 { (block2 + diag) as u32 } else { 0 };
+        let (mut s1, mut s2) = (pos1, pos2);
+        let mut left_start = s1;
+        let (mut run, mut left) = (0i32, 0i32);
+        while s1 > stop && run >= left - x_drop {
+            s1 -= 1;
+            s2 -= 1;
+            run += sub.get(t[s1 as usize], q[s2 as usize]);
+            if run > left {
+                left_start = s1;
+                left = run;
+            }
+        }
+
+        // right: stop at the end of the target or of the query
+        let block2 = q.len() as i32;
+        let stop = if t.len() as i32 <= block2 + diag { t.len() as u32 } else { (block2 + diag) as u32 };
+        let (mut s1, mut s2) = (pos1, pos2);
+        let mut right_stop = s1;
+        let (mut run, mut right) = (0i32, 0i32);
+        while s1 < stop && run >= right - x_drop {
+            run += sub.get(t[s1 as usize], q[s2 as usize]);
+            s1 += 1;
+            s2 += 1;
+            if run > right {
+                right_stop = s1;
+                right = run;
+            }
+        }
+        let right_block = s1;
+        let mut similarity = left + right;
+
+        let extent = (right_block as i32 - diag) as u32;
+        if extent > self.diag_end[h] {
+            self.diag_end[h] = extent;
+        }
+
+        let end1 = right_stop;
+        let end2 = (end1 as i32 - diag) as u32;
+        let length = right_stop - left_start;
+
+        let threshold = self.options.hsp_threshold;
+        let zero_threshold = threshold.max(0);
+        if self.options.entropic && similarity >= zero_threshold && similarity <= 3 * threshold {
+            let e = entropy(&t[(end1 - length) as usize..end1 as usize], &q[(end2 - length) as usize..end2 as usize]);
+            similarity = (similarity as f64 * e) as i32;
+        }
+        if similarity < threshold {
+            return None;
+        }
+        Some(Hsp { pos1: end1 - length, pos2: end2 - length, length, score: similarity })
+    }
+}
+
+/// `nuc_to_bits`: A, C, G, T in either case to 0..3.
+#[inline]
+fn nuc_to_bits(c: u8) -> Option<u8> {
+    upper_nuc_to_bits(c.to_ascii_uppercase()).map(|b| b as u8)
+}
+
+/// `hashedDiag`.
+#[inline]
+fn hashed_diag(pos1: u32, pos2: u32) -> usize {
+    ((pos1 as i32 - pos2 as i32) as u32 & (DIAG_HASH_SIZE - 1)) as usize
+}

@@ -1,0 +1,346 @@
+//! Random target/query pairs with fixed seeds: every HSP of each query strand, twin vs oracle, over the
+//! option sets of the default path, and pairs built for diagonal-hash collisions. Knobs:
+//! `WARPALIGN_SEARCH_CASES` (default 1000 random pairs, a quarter as many collision pairs),
+//! `WARPALIGN_SEARCH_SEED`.
+
+use crate::common::{env_u64, failing_cases, pick, Rng};
+use std::ffi::CString;
+use warpalign::search::twin::pos_table::PosTable;
+use warpalign::search::twin::scoring::ScoreMatrix;
+use warpalign::search::{self, HitFilter, Hsp, SearchOptions, Seed};
+use warpalign_ffi::lastz as lz;
+
+/// Upstream's search of each query strand against `target` (one table): each strand's HSPs.
+pub fn oracle(target: &[u8], queries: &[&[u8]], pattern: &str, o: &SearchOptions) -> Vec<Vec<Hsp>> {
+    let seed = CString::new(pattern).unwrap();
+    let opts = lz::warpalign_oracle_lastz_search_options {
+        seed: seed.as_ptr(),
+        with_trans: o.with_trans as i32,
+        step: o.step,
+        x_drop: o.x_drop,
+        hsp_threshold: o.hsp_threshold,
+        entropic: o.entropic as i32,
+        word_count_limit: o.max_word_count,
+        word_count_chasm: o.max_word_count_chasm,
+        min_matches: o.filter.map_or(-1, |f| f.min_matches),
+        max_transversions: o.filter.map_or(-1, |f| f.max_transversions),
+        filter_cares_only: o.filter.is_some_and(|f| f.cares_only) as i32,
+    };
+    let ptrs: Vec<*const u8> = queries.iter().map(|q| q.as_ptr()).collect();
+    let lens: Vec<u32> = queries.iter().map(|q| q.len() as u32).collect();
+    let mut counts = vec![0u32; queries.len()];
+    let mut out: *mut lz::warpalign_oracle_lastz_hsp = std::ptr::null_mut();
+    unsafe {
+        lz::warpalign_oracle_lastz_search(
+            target.as_ptr(),
+            target.len() as u32,
+            ptrs.as_ptr(),
+            lens.as_ptr(),
+            queries.len() as u32,
+            &opts,
+            &mut out,
+            counts.as_mut_ptr(),
+        )
+    };
+    let mut next = 0usize;
+    let per_query = counts
+        .iter()
+        .map(|&n| {
+            let hsps = (next..next + n as usize)
+                .map(|i| {
+                    let h = unsafe { &*out.add(i) };
+                    Hsp { pos1: h.pos1, pos2: h.pos2, length: h.length, score: h.score }
+                })
+                .collect();
+            next += n as usize;
+            hsps
+        })
+        .collect();
+    unsafe { lz::warpalign_oracle_lastz_free(out.cast()) };
+    per_query
+}
+
+/// The twin's search of each query strand, one table built as the engine builds it.
+pub fn twin(target: &[u8], queries: &[&[u8]], o: &SearchOptions, scoring: &ScoreMatrix) -> Vec<Vec<Hsp>> {
+    let pt = PosTable::for_options(target, o);
+    queries.iter().map(|q| search::search(target, &pt, q, o, scoring)).collect()
+}
+
+/// The first difference of two HSP lists, if any.
+pub fn compare(twin: &[Hsp], oracle: &[Hsp]) -> Option<String> {
+    if let Some(i) = (0..twin.len().min(oracle.len())).find(|&i| twin[i] != oracle[i]) {
+        return Some(format!("HSP {i} of {}: twin {:?}, oracle {:?}", oracle.len(), twin[i], oracle[i]));
+    }
+    (twin.len() != oracle.len()).then(|| {
+        let i = twin.len().min(oracle.len());
+        format!("twin {} HSPs, oracle {}; first extra: {:?}", twin.len(), oracle.len(), twin.get(i).or(oracle.get(i)))
+    })
+}
+
+/// LASTZ's reverse complement of a strand (nuc_to_complement on A, C, G, T, N in both cases).
+pub fn rev_comp(s: &[u8]) -> Vec<u8> {
+    s.iter()
+        .rev()
+        .map(|&c| match c {
+            b'A' => b'T',
+            b'C' => b'G',
+            b'G' => b'C',
+            b'T' => b'A',
+            b'a' => b't',
+            b'c' => b'g',
+            b'g' => b'c',
+            b't' => b'a',
+            other => other,
+        })
+        .collect()
+}
+
+/// An option set: the seed's pattern (for the oracle) and the options.
+pub fn options(
+    pattern: &str,
+    with_trans: u32,
+    step: u32,
+    x_drop: i32,
+    hsp_threshold: i32,
+    entropic: bool,
+) -> (String, SearchOptions) {
+    let seed = Seed::parse(pattern).unwrap();
+    let o = SearchOptions {
+        seed,
+        with_trans,
+        step,
+        x_drop,
+        hsp_threshold,
+        entropic,
+        max_word_count: 0,
+        max_word_count_chasm: 0,
+        filter: None,
+    };
+    (pattern.to_string(), o)
+}
+
+fn random_options(rng: &mut Rng, target_len: usize) -> (String, SearchOptions) {
+    let mut pattern = pick(
+        rng,
+        &[Seed::PATTERN_12OF19, Seed::PATTERN_12OF19, "111111111111", "1101100111011", "x1110100110010101111xx"],
+    )
+    .to_string();
+    // short seeds hit everywhere, and 14of22's table has 2^28 entries: only on small targets
+    if target_len < 20_000 && rng.chance(0.2) {
+        pattern = pick(rng, &["11111111", "1101100111"]).to_string();
+    } else if target_len < 20_000 && rng.chance(0.05) {
+        pattern = Seed::PATTERN_14OF22.to_string();
+    }
+    let with_trans = pick(rng, &[0, 1, 1, 1, 2]);
+    let step = if rng.chance(0.7) { 1 } else { pick(rng, &[2, 3, 7, 19, 20, 25, 64]) };
+    let x_drop = if rng.chance(0.6) { 910 } else { pick(rng, &[1, 100, 400, 2000, 10_000]) };
+    // a threshold of 1 makes nearly every seed hit an HSP: only on small targets
+    let hsp_threshold = if target_len < 10_000 && rng.chance(0.05) {
+        1
+    } else if rng.chance(0.5) {
+        3000
+    } else {
+        pick(rng, &[500, 1500, 2200, 6000])
+    };
+    let entropic = rng.chance(0.8);
+    let (pattern, mut o) = options(&pattern, with_trans, step, x_drop, hsp_threshold, entropic);
+    if rng.chance(0.15) {
+        // --maxwordcount: limits the repeats' words (the target's repeats have a few copies each)
+        o.max_word_count = pick(rng, &[1, 2, 3, 5, 20]);
+        if rng.chance(0.5) {
+            o.max_word_count_chasm = pick(rng, &[1, 2, 10, 50, 300]);
+        }
+    }
+    if rng.chance(0.15) {
+        // --filter: at most the seed's (care) positions
+        let cares_only = rng.chance(0.5);
+        let positions =
+            if cares_only { o.seed.pattern.iter().filter(|&&c| c == b'1').count() } else { o.seed.length as usize };
+        let min_matches = rng.range(0, positions as i64) as i32;
+        let max_transversions = if rng.chance(0.5) { -1 } else { rng.range(0, 3) as i32 };
+        o.filter = Some(HitFilter { min_matches, max_transversions, cares_only });
+    }
+    (pattern, o)
+}
+
+/// Bases in LASTZ's text form: mostly ACGT, with runs of N, lowercase (soft-masked) runs, a few other
+/// characters (IUPAC, X) that stop seeds and score as fill or X.
+fn dress(rng: &mut Rng, codes: &[u8]) -> Vec<u8> {
+    let mut v: Vec<u8> = codes.iter().map(|&c| b"ACGTN"[c.min(4) as usize]).collect();
+    for _ in 0..rng.below(4) {
+        if v.is_empty() {
+            break;
+        }
+        let s = rng.below(v.len() as u64) as usize;
+        let e = (s + rng.range(1, 2000) as usize).min(v.len());
+        v[s..e].make_ascii_lowercase();
+    }
+    for _ in 0..rng.below(3) {
+        if v.is_empty() {
+            break;
+        }
+        let s = rng.below(v.len() as u64) as usize;
+        let e = (s + rng.range(1, 300) as usize).min(v.len());
+        v[s..e].fill(b'N');
+    }
+    for _ in 0..rng.below(5) {
+        if v.is_empty() {
+            break;
+        }
+        let i = rng.below(v.len() as u64) as usize;
+        v[i] = pick(rng, &[b'R', b'Y', b'X', b'n', b'W']);
+    }
+    v
+}
+
+/// Log-uniform in `lo..=hi`.
+fn size(rng: &mut Rng, lo: f64, hi: f64) -> usize {
+    let u = rng.below(1 << 20) as f64 / (1u64 << 20) as f64;
+    (lo * (hi / lo).powf(u)) as usize
+}
+
+/// A target with repeats, and a query of mutated copies of its pieces (either orientation), random
+/// stretches and repeats, so that HSPs, overlapping hits and hash collisions (diagonals 65,536 apart)
+/// occur.
+fn random_pair(rng: &mut Rng) -> (Vec<u8>, Vec<u8>) {
+    let tlen = size(rng, 1000.0, 200_000.0);
+    let mut t = rng.nt4_seq(tlen, 0.0);
+    // tandem and dispersed repeats in the target
+    for _ in 0..rng.below(6) {
+        let len = rng.range(20, 3000).min(tlen as i64 / 2) as usize;
+        let from = rng.below((tlen - len) as u64 + 1) as usize;
+        let to = rng.below((tlen - len) as u64 + 1) as usize;
+        let rate = pick(rng, &[0.0, 0.02, 0.1]);
+        let piece = rng.mutate(&t[from..from + len], rate);
+        for (k, &c) in piece.iter().enumerate().take(tlen - to) {
+            t[to + k] = c;
+        }
+    }
+    let mut q = Vec::new();
+    let qlen = size(rng, 1000.0, 200_000.0);
+    while q.len() < qlen {
+        match rng.below(4) {
+            0 => {
+                let len = rng.range(1, 5000) as usize;
+                q.extend(rng.nt4_seq(len, 0.0))
+            }
+            _ => {
+                let len = rng.range(30, 20_000).min(tlen as i64) as usize;
+                let from = rng.below((tlen - len) as u64 + 1) as usize;
+                let rate = pick(rng, &[0.0, 0.01, 0.05, 0.1, 0.15, 0.25]);
+                let mut piece = rng.mutate(&t[from..from + len], rate);
+                if rng.chance(0.3) {
+                    piece = piece.iter().rev().map(|&c| 3 - c).collect();
+                }
+                q.extend(piece);
+            }
+        }
+    }
+    (dress(rng, &t), dress(rng, &q))
+}
+
+#[test]
+fn masked_hoxd70_is_upstreams() {
+    let mut up = vec![0i32; 65536];
+    unsafe { lz::warpalign_oracle_lastz_masked_hoxd70(up.as_mut_ptr()) };
+    let ours = ScoreMatrix::masked_hoxd70();
+    for r in 0..256 {
+        for c in 0..256 {
+            assert_eq!(ours.0[r][c], up[256 * r + c], "sub[{r}][{c}]");
+        }
+    }
+}
+
+#[test]
+fn defaults_are_lastzs() {
+    let d = SearchOptions::lastz_default();
+    assert_eq!(d.seed, Seed::parse("1110100110010101111").unwrap());
+    // --xdrop's default: 10 times the score of the first row and column characters (A vs A)
+    assert_eq!(d.x_drop, 10 * ScoreMatrix::masked_hoxd70().get(b'A', b'A'));
+}
+
+#[test]
+fn random_pairs_twin_vs_oracle() {
+    let n = env_u64("WARPALIGN_SEARCH_CASES", 1000);
+    let seed = env_u64("WARPALIGN_SEARCH_SEED", 23);
+    let scoring = ScoreMatrix::masked_hoxd70();
+    let hsps = std::sync::atomic::AtomicU64::new(0);
+    let bad = failing_cases(n, |i| {
+        let mut rng = Rng::for_case(seed, i);
+        let (t, q) = random_pair(&mut rng);
+        let (pattern, o) = random_options(&mut rng, t.len());
+        let rc = rev_comp(&q);
+        let strands: [&[u8]; 2] = [&q, &rc];
+        let (tw, or) = (twin(&t, &strands, &o, &scoring), oracle(&t, &strands, &pattern, &o));
+        for (k, strand) in ['+', '-'].into_iter().enumerate() {
+            hsps.fetch_add(or[k].len() as u64, std::sync::atomic::Ordering::Relaxed);
+            if let Some(why) = compare(&tw[k], &or[k]) {
+                return Some(format!(
+                    "case {i} (seed {seed}; target {} bp, query {} bp, strand {strand}, seed {pattern}, T={} step={} X={} K={} entropy={} maxwordcount={},{} filter={:?}): {why}",
+                    t.len(), q.len(), o.with_trans, o.step, o.x_drop, o.hsp_threshold, o.entropic, o.max_word_count, o.max_word_count_chasm, o.filter
+                ));
+            }
+        }
+        None
+    });
+    eprintln!("{n} random pairs (both strands), {} HSPs compared", hsps.into_inner());
+    assert!(bad.is_empty(), "{} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
+}
+
+/// The diagonal hash's collisions: copies of a piece 65,536 x k (+ a small shift) apart in the target,
+/// so that the query's hits on the two diagonals share (or nearly share) one hashed diagonal.
+#[test]
+fn hash_collisions_twin_vs_oracle() {
+    let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 4;
+    let seed = env_u64("WARPALIGN_SEARCH_SEED", 23) + 1;
+    let scoring = ScoreMatrix::masked_hoxd70();
+    let bad = failing_cases(n, |i| {
+        let mut rng = Rng::for_case(seed, i);
+        let len = rng.range(100, 3000) as usize;
+        let piece = rng.nt4_seq(len, 0.0);
+        let mut t = {
+            let l = rng.range(0, 2000) as usize;
+            rng.nt4_seq(l, 0.0)
+        };
+        for _ in 0..rng.range(2, 3) {
+            let rate = pick(&mut rng, &[0.0, 0.0, 0.02, 0.1]);
+            t.extend(rng.mutate(&piece, rate));
+            let shift = if rng.chance(0.5) { 0 } else { rng.range(-40, 40) };
+            let gap = (65_536 * rng.range(1, 2) + shift) as usize - len;
+            t.extend(rng.nt4_seq(gap, 0.0));
+        }
+        let l = rng.range(0, 500) as usize;
+        let mut q = rng.nt4_seq(l, 0.0);
+        let rate = pick(&mut rng, &[0.0, 0.02, 0.05]);
+        q.extend(rng.mutate(&piece, rate));
+        let l = rng.range(0, 500) as usize;
+        q.extend(rng.nt4_seq(l, 0.0));
+        let (t, q) = (dress(&mut rng, &t), dress(&mut rng, &q));
+        let (pattern, o) = random_options(&mut rng, t.len());
+        let rc = rev_comp(&q);
+        let strands: [&[u8]; 2] = [&q, &rc];
+        let (tw, or) = (twin(&t, &strands, &o, &scoring), oracle(&t, &strands, &pattern, &o));
+        (0..2).find_map(|k| compare(&tw[k], &or[k])).map(|why| format!("collision case {i} (seed {seed}): {why}"))
+    });
+    assert!(bad.is_empty(), "{} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
+}
+
+/// Two exact copies 65,536 apart: the right copy's HSP blocks the left copy's hits (same hashed diagonal),
+/// so LASTZ reports one HSP, and so does the twin.
+#[test]
+fn hash_collision_drops_the_second_copy() {
+    let mut rng = Rng::new(65_536);
+    let piece = rng.nt4_seq(1000, 0.0);
+    let mut codes = rng.nt4_seq(500, 0.0);
+    codes.extend(&piece);
+    codes.extend(rng.nt4_seq(65_536 - 1000, 0.0));
+    codes.extend(&piece);
+    codes.extend(rng.nt4_seq(500, 0.0));
+    let t: Vec<u8> = codes.iter().map(|&c| b"ACGT"[c as usize]).collect();
+    let q: Vec<u8> = piece.iter().map(|&c| b"ACGT"[c as usize]).collect();
+    let (pattern, o) = (Seed::PATTERN_12OF19.to_string(), SearchOptions::lastz_default());
+    let or = oracle(&t, &[&q], &pattern, &o).swap_remove(0);
+    assert_eq!(or.len(), 1, "{or:?}");
+    assert_eq!((or[0].pos1, or[0].pos2, or[0].length), (500 + 65_536, 0, 1000));
+    assert_eq!(twin(&t, &[&q], &o, &ScoreMatrix::masked_hoxd70()).swap_remove(0), or);
+}
