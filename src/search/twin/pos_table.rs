@@ -68,7 +68,7 @@ impl PosTable {
                     s += 1;
                     let Some(ww) = upper_nuc_to_bits(c) else { continue 'word };
                     w = (w << 2) | ww;
-                    if s % step != 0 {
+                    if !s.is_multiple_of(step) {
                         continue;
                     }
                     pt.add_word(seed.apply(w), s);
