@@ -1,7 +1,8 @@
 //! The engine context: which backend runs the batches, and the GPU runtime when there is one.
 
-use crate::gpu::{gate, GpuRuntime};
+use crate::gpu::{gate, GpuRuntime, StartError};
 use crate::memory::OutOfMemory;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// What `WARPALIGN_BACKEND` asks for.
@@ -39,75 +40,125 @@ pub enum Backend {
 
 /// One per process or per tool run; cheap to share between threads.
 pub struct Engine {
-    gpu: Option<Arc<GpuRuntime>>,
+    /// The GPUs it runs batches on, in the order this process prefers them ([`crate::gpu::process_devices`]).
+    gpus: Vec<Device>,
+}
+
+struct Device {
+    rt: Arc<GpuRuntime>,
+    /// Batches running on it now.
+    busy: AtomicUsize,
 }
 
 impl Engine {
-    /// Starts the backend `choice` asks for. A missing or failing GPU falls back to the CPU with a one-line
-    /// notice on stderr (only when the GPU was asked for explicitly, or it was found but failed).
+    /// Starts the backend `choice` asks for, on every visible GPU unless `WARPALIGN_GPUS` limits them
+    /// (`CUDA_VISIBLE_DEVICES` applies). A missing or failing GPU falls back to the CPU with a one-line
+    /// notice on stderr (only when the GPU was asked for explicitly, or it was found but failed); a device
+    /// that fails beside working ones is said and left out.
     pub fn new(choice: BackendChoice) -> Self {
-        let gpu = match choice {
-            BackendChoice::Cpu => None,
-            BackendChoice::Auto | BackendChoice::Gpu => match GpuRuntime::start() {
-                Ok(rt) => Some(Arc::new(rt)),
-                Err(e) => {
-                    if !e.is_closed() && (choice == BackendChoice::Gpu || !e.is_absent()) {
-                        eprintln!("[warpalign] {e}; running on the CPU (same output)");
-                    }
-                    None
-                }
-            },
+        if choice == BackendChoice::Cpu {
+            return Engine::cpu();
+        }
+        let say = |e: &StartError, what: &str| {
+            if !e.is_closed() && (choice == BackendChoice::Gpu || !e.is_absent()) {
+                eprintln!("[warpalign] {e}; {what} (same output)");
+            }
         };
-        Engine { gpu }
+        // (an unaccepted value was refused by env::check before any context is made)
+        let limit = crate::env::GPUS.get().flatten();
+        let devices = match crate::gpu::process_devices(limit) {
+            Ok(d) => d,
+            Err(e) => {
+                say(&e, "running on the CPU");
+                return Engine::cpu();
+            }
+        };
+        // each start opens a context and loads kernels: side by side, not one after the other
+        let started: Vec<Result<GpuRuntime, StartError>> = std::thread::scope(|s| {
+            let starts: Vec<_> = devices.iter().map(|&d| s.spawn(move || GpuRuntime::start_on(d))).collect();
+            starts
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(StartError::Failed("the GPU start panicked".into()))))
+                .collect()
+        });
+        let mut gpus = Vec::new();
+        let mut failed = Vec::new();
+        for (d, r) in devices.iter().zip(started) {
+            match r {
+                Ok(rt) => gpus.push(Device { rt: Arc::new(rt), busy: AtomicUsize::new(0) }),
+                Err(e) => failed.push((*d, e)),
+            }
+        }
+        for (d, e) in &failed {
+            if gpus.is_empty() {
+                say(e, "running on the CPU");
+                break;
+            }
+            say(e, &format!("device {d} left out, running on the other GPUs"));
+        }
+        Engine { gpus }
     }
 
     pub fn cpu() -> Self {
-        Engine { gpu: None }
+        Engine { gpus: Vec::new() }
     }
 
     pub fn backend(&self) -> Backend {
-        if self.gpu.is_some() {
-            Backend::Gpu
-        } else {
+        if self.gpus.is_empty() {
             Backend::Cpu
+        } else {
+            Backend::Gpu
         }
     }
 
-    /// The GPU runtime, held for CUDA work until the result is dropped; None on the CPU, and once the
+    /// A GPU runtime for one batch, held for CUDA work until the result is dropped: the device running the
+    /// fewest batches now (the first in this process's order on a tie). None on the CPU, and once the
     /// process is exiting ([`gate`]).
     pub fn gpu(&self) -> Option<GpuPass<'_>> {
-        let rt = self.gpu.as_ref()?;
-        Some(GpuPass { rt, _pass: gate::enter()? })
+        let dev = self.gpus.iter().min_by_key(|d| d.busy.load(Ordering::Relaxed))?;
+        let pass = gate::enter()?;
+        dev.busy.fetch_add(1, Ordering::Relaxed);
+        Some(GpuPass { rt: &dev.rt, busy: &dev.busy, _pass: pass })
     }
 
     pub fn has_gpu(&self) -> bool {
-        self.gpu.is_some()
+        !self.gpus.is_empty()
+    }
+
+    /// How many GPUs run its batches.
+    pub fn gpu_count(&self) -> usize {
+        self.gpus.len()
     }
 
     /// Loads every GPU kernel now (no-op on the CPU). A failure is reported as the batches would report it:
     /// later batches fall back to the CPU.
     pub fn prepare(&self) {
-        let Some(rt) = &self.gpu else { return };
         // part of the start: a process exiting meanwhile need not wait for it
         let Some(_pass) = gate::enter_start() else { return };
-        if let Err(e) = rt.load_all() {
-            gpu_failed_notice(&e);
+        for d in &self.gpus {
+            if let Err(e) = d.rt.load_all() {
+                gpu_failed_notice(&e);
+            }
         }
     }
 
     /// One line saying what runs, e.g. for a tool's log.
     pub fn describe(&self) -> String {
-        match &self.gpu {
-            Some(rt) => format!("warpalign {} on GPU ({})", crate::VERSION, rt.device_name()),
-            None => format!("warpalign {} on CPU", crate::VERSION),
+        match self.gpus.as_slice() {
+            [] => format!("warpalign {} on CPU", crate::VERSION),
+            [d] => format!("warpalign {} on GPU ({})", crate::VERSION, d.rt.device_name()),
+            all => {
+                let names: Vec<&str> = all.iter().map(|d| d.rt.device_name()).collect();
+                format!("warpalign {} on {} GPUs ({})", crate::VERSION, all.len(), names.join(", "))
+            }
         }
     }
 }
 
 impl Drop for Engine {
     fn drop(&mut self) {
-        if let Some(rt) = self.gpu.take() {
-            gate::dispose(rt);
+        for d in self.gpus.drain(..) {
+            gate::dispose(d.rt);
         }
     }
 }
@@ -115,6 +166,7 @@ impl Drop for Engine {
 /// An engine's GPU runtime with leave to use CUDA ([`gate::Pass`]), for one batch on the thread that took it.
 pub struct GpuPass<'a> {
     rt: &'a Arc<GpuRuntime>,
+    busy: &'a AtomicUsize,
     _pass: gate::Pass<'static>,
 }
 
@@ -122,6 +174,12 @@ impl std::ops::Deref for GpuPass<'_> {
     type Target = GpuRuntime;
     fn deref(&self) -> &GpuRuntime {
         self.rt
+    }
+}
+
+impl Drop for GpuPass<'_> {
+    fn drop(&mut self) {
+        self.busy.fetch_sub(1, Ordering::Relaxed);
     }
 }
 

@@ -64,6 +64,13 @@ fn positive(s: &str) -> Option<usize> {
     s.parse().ok().filter(|&n| n > 0)
 }
 
+fn gpus(s: &str) -> Option<Option<usize>> {
+    if s.trim().eq_ignore_ascii_case("all") {
+        return Some(None);
+    }
+    positive(s).map(Some)
+}
+
 fn block_threads(s: &str) -> Option<usize> {
     s.parse().ok().filter(|t| (32..=1024).contains(t) && t % 32 == 0)
 }
@@ -124,6 +131,8 @@ pub static YDROP_DEPTH: Var<u32> =
 pub static YDROP_EARLY: Var<bool> = switch("WARPALIGN_YDROP_EARLY");
 pub static YDROP_VERIFY: Var<bool> = switch("WARPALIGN_YDROP_VERIFY");
 pub static STATS: Var<bool> = switch("WARPALIGN_STATS");
+/// How many of the visible GPUs one process uses (None: all).
+pub static GPUS: Var<Option<usize>> = Var { name: "WARPALIGN_GPUS", accepts: "all or a positive integer", parse: gpus };
 
 pub static CACHE_DIR: PathVar = PathVar { name: "WARPALIGN_CACHE_DIR" };
 pub static KSW_DUMP: PathVar = PathVar { name: "WARPALIGN_KSW_DUMP" };
@@ -158,6 +167,7 @@ static CHECKED: &[&dyn Checked] = &[
     &YDROP_EARLY,
     &YDROP_VERIFY,
     &STATS,
+    &GPUS,
 ];
 
 /// Refuses the first variable set to a value it does not accept: `NAME="value": expected <what it accepts>`.

@@ -186,6 +186,49 @@ fn nvrtc_compile(name: &str, src: &str, opts: &[String], output: Output) -> Resu
     std::panic::catch_unwind(run).map_err(|_| format!("NVRTC panicked compiling {name}"))?
 }
 
+/// Whether libcuda can be loaded (cudarc panics on its first call without it).
+fn probe_driver() -> Result<(), StartError> {
+    // SAFETY: only tries to dlopen libcuda.
+    let driver = std::panic::catch_unwind(|| unsafe { cudarc::driver::sys::is_culib_present() }).unwrap_or(false);
+    if driver {
+        Ok(())
+    } else {
+        Err(StartError::Absent("CUDA driver library (libcuda) not found".into()))
+    }
+}
+
+/// No device (the quiet case on a CPU machine), or another driver error.
+fn absent_or_failed(what: &str, e: cudarc::driver::DriverError) -> StartError {
+    let msg = format!("{e:?}");
+    if msg.contains("NO_DEVICE") || msg.contains("NOT_INITIALIZED") {
+        StartError::Absent(format!("no CUDA device ({msg})"))
+    } else {
+        StartError::Failed(format!("{what}: {msg}"))
+    }
+}
+
+/// The visible devices (`CUDA_VISIBLE_DEVICES` applies) this process uses: at most `limit` of them (None:
+/// all), starting at the one its process id picks and going round, so that processes that each use fewer
+/// than all (several LASTZ or minimap2 runs at once) spread over them.
+pub fn process_devices(limit: Option<usize>) -> Result<Vec<usize>, StartError> {
+    let Some(_pass) = gate::enter_start() else { return Err(StartError::Closed) };
+    probe_driver()?;
+    let count = std::panic::catch_unwind(CudaContext::device_count)
+        .map_err(|_| StartError::Failed("the CUDA driver panicked counting devices".into()))?
+        .map_err(|e| absent_or_failed("counting devices", e))?;
+    let n = usize::try_from(count).unwrap_or(0);
+    if n == 0 {
+        return Err(StartError::Absent("no CUDA device".into()));
+    }
+    Ok(spread(n, limit, std::process::id() as usize))
+}
+
+/// `limit` (None: all) of `n` devices, from `pid`'s one round.
+fn spread(n: usize, limit: Option<usize>, pid: usize) -> Vec<usize> {
+    let k = limit.unwrap_or(n).clamp(1, n);
+    (0..k).map(|i| (pid + i) % n).collect()
+}
+
 pub struct GpuRuntime {
     ctx: Arc<CudaContext>,
     /// Streams kept between batches ([`GpuRuntime::lease_stream`]).
@@ -276,17 +319,20 @@ pub fn launches<const K: usize>(n: usize, max_jobs: usize, limits: [usize; K], c
 const STAGING_KEPT: usize = STAGING_LANES;
 
 impl GpuRuntime {
-    /// Probes the driver before touching it (cudarc panics without libcuda), opens device 0, compiles the
-    /// kernels and checks the pack kernel against the CPU on a fixed batch. Under a pass of [`gate`]: once
-    /// the process is exiting it gives up between its steps.
+    /// Starts the runtime on the first of [`process_devices`]`(Some(1))`: one GPU, the one this process's id
+    /// picks among the visible ones.
     pub fn start() -> Result<Self, StartError> {
+        let device = process_devices(Some(1))?[0];
+        Self::start_on(device)
+    }
+
+    /// Probes the driver before touching it (cudarc panics without libcuda), opens device `ordinal` (of the
+    /// visible ones), compiles the kernels and checks the pack kernel against the CPU on a fixed batch. Under
+    /// a pass of [`gate`]: once the process is exiting it gives up between its steps.
+    pub fn start_on(ordinal: usize) -> Result<Self, StartError> {
         let Some(_pass) = gate::enter_start() else { return Err(StartError::Closed) };
-        // SAFETY: only tries to dlopen libcuda.
-        let driver = std::panic::catch_unwind(|| unsafe { cudarc::driver::sys::is_culib_present() }).unwrap_or(false);
-        if !driver {
-            return Err(StartError::Absent("CUDA driver library (libcuda) not found".into()));
-        }
-        let rt = std::panic::catch_unwind(Self::start_with_driver)
+        probe_driver()?;
+        let rt = std::panic::catch_unwind(|| Self::start_with_driver(ordinal))
             .map_err(|_| StartError::Failed("the CUDA driver panicked during start-up".into()))??;
         // a check that fails because the process began exiting meanwhile is no failure of the GPU
         let closed_or = |e| if gate::is_closed() { StartError::Closed } else { StartError::Failed(e) };
@@ -300,15 +346,8 @@ impl GpuRuntime {
         }
     }
 
-    fn start_with_driver() -> Result<Self, StartError> {
-        let ctx = CudaContext::new(0).map_err(|e| {
-            let msg = format!("{e:?}");
-            if msg.contains("NO_DEVICE") || msg.contains("NOT_INITIALIZED") {
-                StartError::Absent(format!("no CUDA device ({msg})"))
-            } else {
-                StartError::Failed(format!("opening device 0: {msg}"))
-            }
-        })?;
+    fn start_with_driver(ordinal: usize) -> Result<Self, StartError> {
+        let ctx = CudaContext::new(ordinal).map_err(|e| absent_or_failed(&format!("opening device {ordinal}"), e))?;
         let failed = |what: &str, e: cudarc::driver::DriverError| StartError::Failed(format!("{what}: {e:?}"));
         // Threads waiting for the GPU sleep: with one context the driver's default spins them, and they
         // run beside the tool's own threads (minimap2's seeding and chaining while batches compute ahead).
@@ -445,7 +484,18 @@ impl GpuRuntime {
 
 #[cfg(test)]
 mod launch_tests {
-    use super::launches;
+    use super::{launches, spread};
+
+    #[test]
+    fn processes_spread_over_the_devices() {
+        assert_eq!(spread(2, None, 7), [1, 0]);
+        assert_eq!(spread(2, Some(1), 7), [1]);
+        assert_eq!(spread(2, Some(1), 8), [0]);
+        assert_eq!(spread(4, Some(2), 3), [3, 0]);
+        assert_eq!(spread(1, Some(5), 3), [0]);
+        let firsts: Vec<usize> = (100..116).map(|pid| spread(4, Some(1), pid)[0]).collect();
+        assert!((0..4).all(|d| firsts.iter().filter(|&&f| f == d).count() == 4), "{firsts:?}");
+    }
 
     #[test]
     fn launches_fill_up_to_every_limit_and_take_a_too_large_item_alone() {
