@@ -195,6 +195,10 @@ mod tests {
         assert_eq!((flag("0"), flag("1")), (Some(false), Some(true)));
 
         assert_eq!(positive("3"), Some(3));
+        assert_eq!([gpus("all"), gpus(" ALL "), gpus("2")], [Some(None), Some(None), Some(Some(2))]);
+        for s in ["0", "-1", "two", ""] {
+            assert_eq!(gpus(s), None, "{s}");
+        }
         for s in ["0", "-1", "2.5", "x", "99999999999999999999999"] {
             assert_eq!(positive(s), None, "{s}");
         }
