@@ -59,7 +59,8 @@ void __wrap_exit (int status)
 //	strand (lzw_search_covers):  the strand's HSPs, found by warpalign in
 //	upstream's order, go to the hit processor's reporter as
 //	process_for_simple_hit would hand them on (end positions, length,
-//	score), so the anchors, the early extensions and any output are
+//	score), with the one other thing the search changes (the anchors'
+//	haveScores), so the anchors, the early extensions and any output are
 //	upstream's.  Returns false, having done nothing, where upstream's search
 //	must run.
 //
@@ -178,10 +179,15 @@ static int lzw_search_strand (seq* target, seq* query, hitprocessor hitProc, voi
 	if (status != WARPALIGN_STATUS_OK)
 		suicidef ("%s (status %d)", warpalign_last_error (), (int) status);
 
+	// as xdrop_extend_seed_hit does for each HSP it keeps:  the anchors have
+	// their scores (else finish_one_strand scores them again, unadjusted)
 	for (ix=0 ; ix<n ; ix++)
+		{
+		if (hp->anchors != NULL) (*(hp->anchors))->haveScores = true;
 		(*hp->reporter) (hp->reporterInfo,
 		                 hsps[ix].pos1 + hsps[ix].length, hsps[ix].pos2 + hsps[ix].length,
 		                 hsps[ix].length, hsps[ix].score);
+		}
 
 	warpalign_search_hsps_free (hsps);
 	return true;
