@@ -224,3 +224,4 @@ pub extern "C" fn warpalign_search_report(upstream: u64) {
         );
     }
 }
+
