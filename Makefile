@@ -88,7 +88,7 @@ $(TOOLS)/minimap2: $(DIST)/lib/libwarpalign.a $(wildcard patches/minimap2/* glue
 		WARPALIGN_LIBS="$$(pkg-config --static --libs warpalign | sed 's/-lwarpalign/-l:libwarpalign.a/')"
 	cp $(T)/build/minimap2/minimap2 $@
 
-$(TOOLS)/lastz: $(DIST)/lib/libwarpalign.a $(wildcard patches/lastz/* glue/lastz/*) patches/apply | vendor
+$(TOOLS)/lastz: $(DIST)/lib/libwarpalign.a $(wildcard patches/lastz/*) $(shell find glue/lastz -type f) patches/apply | vendor
 	rm -rf $(T)/build/lastz && mkdir -p $(T)/build $(TOOLS)
 	cp -r $(VENDOR)/lastz $(T)/build/lastz
 	patches/apply lastz $(T)/build/lastz

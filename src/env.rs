@@ -7,6 +7,7 @@
 //! The rebuilt minimap2's own variables (`WARPALIGN_SPECULATE`, `WARPALIGN_CHAIN_BATCH`, `WARPALIGN_SLICES`,
 //! `WARPALIGN_BATCH_BASES`) are read and checked by its glue.
 
+use crate::search::dispatch::Searcher;
 use crate::ydrop::twin::Sweep;
 use crate::{BackendChoice, Error, Result};
 use std::ffi::OsStr;
@@ -131,8 +132,13 @@ pub static YDROP_DEPTH: Var<u32> =
 pub static YDROP_EARLY: Var<bool> = switch("WARPALIGN_YDROP_EARLY");
 pub static YDROP_VERIFY: Var<bool> = switch("WARPALIGN_YDROP_VERIFY");
 pub static STATS: Var<bool> = switch("WARPALIGN_STATS");
+<<<<<<< HEAD
 /// How many of the visible GPUs one process uses (None: all).
 pub static GPUS: Var<Option<usize>> = Var { name: "WARPALIGN_GPUS", accepts: "all or a positive integer", parse: gpus };
+=======
+pub static SEARCH: Var<Searcher> =
+    Var { name: "WARPALIGN_SEARCH", accepts: "warpalign or upstream", parse: Searcher::parse };
+>>>>>>> wt-lzpatch
 
 pub static CACHE_DIR: PathVar = PathVar { name: "WARPALIGN_CACHE_DIR" };
 pub static KSW_DUMP: PathVar = PathVar { name: "WARPALIGN_KSW_DUMP" };
@@ -167,7 +173,11 @@ static CHECKED: &[&dyn Checked] = &[
     &YDROP_EARLY,
     &YDROP_VERIFY,
     &STATS,
+<<<<<<< HEAD
     &GPUS,
+=======
+    &SEARCH,
+>>>>>>> wt-lzpatch
 ];
 
 /// Refuses the first variable set to a value it does not accept: `NAME="value": expected <what it accepts>`.
@@ -226,6 +236,11 @@ mod tests {
         assert_eq!((ahead("0"), ahead("255"), ahead("256")), (Some(0), Some(255), None));
         assert_eq!(YDROP_AHEAD.accepts, format!("0 to {} anchors", crate::ydrop::schedule::AHEAD_MAX - 1));
         assert_eq!((depth("1"), depth("0"), depth("4294967296")), (Some(1), None, None));
+
+        assert_eq!(["warpalign", "upstream"].map(Searcher::parse), [Searcher::Warpalign, Searcher::Upstream].map(Some));
+        for s in ["Upstream", "lastz", "0"] {
+            assert!(!accepts(&SEARCH, s), "{s}");
+        }
 
         assert_eq!(BACKEND.accepts, "auto, cpu or gpu");
         assert!(["auto", "CPU", "gpu"].iter().all(|s| accepts(&BACKEND, s)));

@@ -77,6 +77,20 @@ typedef enum warpalign_backend {
 } warpalign_backend;
 
 /**
+ * What `WARPALIGN_SEARCH` asks for.
+ */
+typedef enum warpalign_search_request {
+  /**
+   * Unset, empty or `warpalign`: warpalign searches the strands whose options it covers.
+   */
+  WARPALIGN_SEARCH_REQUEST_WARPALIGN = 0,
+  /**
+   * `upstream`: LASTZ's own search everywhere (tests, comparisons).
+   */
+  WARPALIGN_SEARCH_REQUEST_UPSTREAM = 1,
+} warpalign_search_request;
+
+/**
  * An engine context: owns the GPU runtime when there is one. Opaque to C.
  */
 typedef struct warpalign_ctx warpalign_ctx;
@@ -85,6 +99,12 @@ typedef struct warpalign_ctx warpalign_ctx;
  * A speculation cache. Opaque to C; lookups are thread safe.
  */
 typedef struct warpalign_ksw_cache warpalign_ksw_cache;
+
+/**
+ * One target's search (its copy of the target and its position table, built once), opaque: made by
+ * warpalign_search_target_create, freed by warpalign_search_target_destroy. One thread at a time.
+ */
+typedef struct warpalign_search_target warpalign_search_target;
 
 /**
  * The schedule of a sequential anchor loop's y-drop calls (LASTZ's gapped_extend), opaque: made by
@@ -274,6 +294,66 @@ typedef struct warpalign_ksw_cache_counters {
   uint64_t unused;
   uint64_t unused_cells;
 } warpalign_ksw_cache_counters;
+
+/**
+ * The search's options, as LASTZ's option parser leaves them (its `control` and `seed` fields named below).
+ */
+typedef struct warpalign_search_options {
+  /**
+   * `hitSeed->pattern`, NUL-terminated: a strict seed of 1s and 0s, 2 to 31 positions, at most 14 ones
+   * (28 index bits, so no bit is resolved against the sequences).
+   */
+  const char *seed;
+  /**
+   * `hitSeed->withTrans`: 0, 1 or 2 transitions.
+   */
+  uint32_t with_trans;
+  /**
+   * `step`: 1 or more.
+   */
+  uint32_t step;
+  /**
+   * `xDrop`: 0 or more.
+   */
+  int32_t x_drop;
+  /**
+   * `hspThreshold.s` (a fixed threshold, `hspThreshold.t == 'S'`): |threshold| <= INT32_MAX / 3.
+   */
+  int32_t hsp_threshold;
+  /**
+   * `entropicHsp`: nonzero adjusts the scores by entropy.
+   */
+  int32_t entropic;
+  /**
+   * `wordCountLimit` (`--maxwordcount=<n>`; 0: none) and `maxWordCountChasm`.
+   */
+  uint32_t max_word_count;
+  uint32_t max_word_count_chasm;
+  /**
+   * `minMatches` (-1: no `--filter`), `maxTransversions` (-1: any), `filterCaresOnly` (nonzero: `cares:`).
+   */
+  int32_t filter_min_matches;
+  int32_t filter_max_transversions;
+  int32_t filter_cares_only;
+  /**
+   * `maskedScoring->sub`: 256 x 256 scores, `[target byte][query byte]`, row after row.
+   */
+  const int32_t *scores;
+} warpalign_search_options;
+
+/**
+ * One HSP as LASTZ's hit processor reports it, but with its starts: it ends at `pos1 + length` in the
+ * target and `pos2 + length` in the query strand.
+ */
+typedef struct warpalign_hsp {
+  uint32_t pos1;
+  uint32_t pos2;
+  uint32_t length;
+  /**
+   * The ungapped score, entropy-adjusted when the options say so.
+   */
+  int32_t score;
+} warpalign_hsp;
 
 /**
  * One straight piece of an earlier alignment (LASTZ's `aliseg`), in absolute, 0-based, inclusive
@@ -738,6 +818,53 @@ enum warpalign_status warpalign_ksw_cache_compute_background(const struct warpal
  */
 void warpalign_ksw_cache_stats(const struct warpalign_ksw_cache *cache,
                                struct warpalign_ksw_cache_counters *out);
+
+/**
+ * What `WARPALIGN_SEARCH` asks for; WARPALIGN for a value it does not accept (warpalign_env_check reports
+ * that).
+ */
+enum warpalign_search_request warpalign_requested_search(void);
+
+/**
+ * Makes the search of one target: copies its `len` bytes (as the search reads them: lowercase and N start
+ * no seed word and score as the matrix says) and builds its position table. Sets `*out` (NULL on failure).
+ * Options outside their documented ranges, a NULL pointer or an empty target (or one over INT32_MAX bytes)
+ * are WARPALIGN_STATUS_INVALID_ARGUMENT, before any work.
+ */
+enum warpalign_status warpalign_search_target_create(const struct warpalign_search_options *options,
+                                                     const uint8_t *target,
+                                                     size_t len,
+                                                     struct warpalign_search_target **out);
+
+/**
+ * Searches one query strand of `len` bytes (for the minus strand, its reverse complement, as LASTZ holds it
+ * then) against the target: `*hsps` gets a `malloc`ed array of `*n` HSPs in the order LASTZ's hit processor
+ * reports them (NULL when none; free it with warpalign_search_hsps_free). On failure `*hsps` is NULL and
+ * `*n` 0: a NULL pointer, an empty query or one over INT32_MAX bytes is WARPALIGN_STATUS_INVALID_ARGUMENT;
+ * an array that cannot be allocated WARPALIGN_STATUS_OUT_OF_MEMORY.
+ */
+enum warpalign_status warpalign_search_strand(const struct warpalign_search_target *search,
+                                              const uint8_t *query,
+                                              size_t len,
+                                              struct warpalign_hsp **hsps,
+                                              size_t *n);
+
+/**
+ * Frees an array warpalign_search_strand made (NULL is ignored).
+ */
+void warpalign_search_hsps_free(struct warpalign_hsp *hsps);
+
+/**
+ * Frees a target's search (NULL is ignored).
+ */
+void warpalign_search_target_destroy(struct warpalign_search_target *search);
+
+/**
+ * With `WARPALIGN_STATS=1`, once a strand was searched: writes to stderr how many query strands
+ * warpalign_search_strand searched (their HSPs and time) and how many the caller left to its own search
+ * (`upstream`).
+ */
+void warpalign_search_report(uint64_t upstream);
 
 /**
  * Runs `n` LASTZ `ydrop_one_sided_align` jobs (see warpalign_ydrop_job for the sequence convention, and

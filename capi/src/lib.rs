@@ -9,6 +9,7 @@ mod chain;
 mod contract;
 mod ksw;
 mod ksw_cache;
+mod search;
 mod ydrop;
 
 use std::cell::{Cell, RefCell};

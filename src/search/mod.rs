@@ -13,6 +13,7 @@
 //! scores as LASTZ's `masked_score_set` says). The query is one strand as LASTZ searches it (for the minus
 //! strand, the reverse complement).
 
+pub mod dispatch;
 pub mod twin;
 
 pub use twin::search;

@@ -1,7 +1,8 @@
 /* The C API's argument contract: jobs outside it are refused with WARPALIGN_STATUS_INVALID_ARGUMENT and a
  * message before any work, never crash the host nor write to its stderr; warpalign_last_error() is "" after
  * a call that succeeded; the ksw cache refuses a bad call when it is recorded, so that computing the others
- * succeeds; packed anchors unpack only as the anchors they hold. Exits 0 and prints "capi contract: ok". */
+ * succeeds; packed anchors unpack only as the anchors they hold; the HSP search refuses bad options and
+ * sequences. Exits 0 and prints "capi contract: ok". */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,6 +158,40 @@ static void anchors(void)
 }
 
 /* warpalign_last_error() is "" after any call that succeeded, whatever failed before it. */
+/* The HSP search: bad options, empty sequences and NULLs refused, the outputs cleared; a query equal to its
+ * target has HSPs. */
+static void search(void)
+{
+	warpalign_search_options o;
+	warpalign_search_target *t = NULL;
+	warpalign_hsp dummy, *h = &dummy;
+	size_t n = 1;
+	memset(&o, 0, sizeof(o));
+	o.seed = "1110100110010101111", o.with_trans = 1, o.step = 1, o.x_drop = 910, o.hsp_threshold = 3000;
+	o.entropic = 1, o.filter_min_matches = -1, o.filter_max_transversions = -1, o.scores = sub;
+	refused(warpalign_search_target_create(&o, ya, 0, &t), "search empty target", "target of 0 bytes");
+	if (t != NULL) fail("search target made on a refusal");
+	o.seed = "11T1";
+	refused(warpalign_search_target_create(&o, ya, 1000, &t), "search half-weight seed", "seed");
+	o.seed = "111111111111111";
+	refused(warpalign_search_target_create(&o, ya, 1000, &t), "search seed over 28 bits", "Overweight");
+	o.seed = "1110100110010101111", o.step = 0;
+	refused(warpalign_search_target_create(&o, ya, 1000, &t), "search step 0", "step");
+	o.step = 1, o.x_drop = -1;
+	refused(warpalign_search_target_create(&o, ya, 1000, &t), "search negative x-drop", "x-drop");
+	o.x_drop = 910, o.scores = NULL;
+	refused(warpalign_search_target_create(&o, ya, 1000, &t), "search NULL matrix", "score matrix");
+	o.scores = sub;
+	succeeded(warpalign_search_target_create(&o, ya, 1000, &t), "search target");
+	refused(warpalign_search_strand(t, yb, 0, &h, &n), "search empty query", "query of 0 bytes");
+	if (h != NULL || n != 0) fail("search outputs left set on a refusal");
+	refused(warpalign_search_strand(NULL, yb, 1000, &h, &n), "search NULL target", "null search");
+	succeeded(warpalign_search_strand(t, yb, 1000, &h, &n), "search strand");
+	if (h == NULL || n == 0) fail("search found nothing in a query equal to its target");
+	warpalign_search_hsps_free(h);
+	warpalign_search_target_destroy(t);
+}
+
 static void last_error(void)
 {
 	warpalign_ksw_result r;
@@ -189,6 +224,7 @@ int main(void)
 	ydrop_jobs();
 	cache();
 	anchors();
+	search();
 	last_error();
 	warpalign_ctx_destroy(ctx);
 	fflush(stderr);

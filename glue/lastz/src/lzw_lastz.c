@@ -52,4 +52,144 @@ void __wrap_exit (int status)
 	warpalign_shutdown ();
 	__real_exit (status);
 	}
+//----------
+//
+// lzw_search_strand--
+//	start_one_strand's seed_hit_search, where warpalign's search covers the
+//	strand (lzw_search_covers):  the strand's HSPs, found by warpalign in
+//	upstream's order, go to the hit processor's reporter as
+//	process_for_simple_hit would hand them on (end positions, length,
+//	score), with the one other thing the search changes (the anchors'
+//	haveScores), so the anchors, the early extensions and any output are
+//	upstream's.  Returns false, having done nothing, where upstream's search
+//	must run.
+//
+//----------
+
+static warpalign_search_target* lzwSearch    = NULL;	// (the target's search)
+static u8*                      lzwSearchV   = NULL;	// .. made for these bytes
+static unspos                   lzwSearchLen = 0;
+static u64                      lzwUpstreamStrands = 0;	// (WARPALIGN_STATS=1)
+
+static void lzw_search_report (void);
+static void lzw_search_report (void)
+	{
+	warpalign_search_report (lzwUpstreamStrands);
+	}
+
+// lzw_search_covers--
+//	Whether this strand's search is one warpalign's reproduces:
+//	process_for_simple_hit with x-drop extension and a fixed threshold, a
+//	strict seed of at most 28 bits, the ACGT alphabet, and nothing that reads
+//	or changes the search's state beside the reporter (no chores, self,
+//	band, search limit, inference, capsule, quantum, dynamic masking,
+//	entropy report or search debugging).
+
+static int lzw_search_covers (seq* target, seq* query, hitprocessor hitProc, hitprocsimple* info)
+	{
+	control*     p  = currParams;
+	hitprocinfo* hp = &info->hp;
+	seed*        hs = p->hitSeed;
+	const char*  c;
+	static int   requested = -1;
+
+	if (requested < 0)
+		requested = (warpalign_requested_search () == WARPALIGN_SEARCH_REQUEST_WARPALIGN);
+	if (!requested) return false;
+
+	if ((p != &lzParams) || (p->inferScores) || (p->capsule != NULL)
+	 || (p->targetIsQuantum) || (query->fileType == seq_type_qdna)
+	 || (query->choresFile != NULL) || (p->anchorsFile != NULL)
+	 || (p->selfCompare) || (p->hspImmediate) || (p->searchLimit != 0)
+	 || (p->dynamicMasking != 0) || (p->wordCountKeep != 0))
+		return false;
+#ifndef forbidBandWidth
+	if (p->bandWidth != 0) return false;
+#endif // not forbidBandWidth
+	if ((seed_search_dbgDumpRawHits) || (seed_search_dbgShowRawHits)
+	 || (seed_search_dbgShowHits)    || (seed_search_dbgShowCoverage))
+		return false;
+
+	if ((hitProc != process_for_simple_hit) || (hp->posFilter)
+	 || (hp->gfExtend != gfexXDrop) || (hp->hspThreshold.t != 'S')
+	 || (hp->reportEntropy) || (hp->seq1 != target) || (hp->seq2 != query)
+	 || (hp->scoring == NULL) || (hp->xDrop < 0)
+	 || (hp->hspThreshold.s > INT32_MAX/3) || (hp->hspThreshold.s < -(INT32_MAX/3)))
+		return false;
+	if ((p->upperCharToBits != (s8*) upper_nuc_to_bits)
+	 || (hp->charToBits != (s8*) nuc_to_bits))
+		return false;
+
+	if ((hs == NULL) || (hs->next != NULL) || (hs->type != 'S')
+	 || (hs->isHalfweight) || (hs->resolvingMask != 0) || (hs->revComp)
+	 || (hs->pattern == NULL) || (hs->length < 2) || (hs->weight > 28)
+	 || (hs->withTrans < 0) || (hs->withTrans > 2) || (p->step < 1))
+		return false;
+	for (c=hs->pattern ; *c!=0 ; c++)
+		{ if ((*c != '1') && (*c != '0')) return false; }
+
+	return (target->len > 0) && (query->len > 0);
+	}
+
+static int lzw_search_strand (seq* target, seq* query, hitprocessor hitProc, void* hitProcInfo)
+	{
+	hitprocsimple*            info = (hitprocsimple*) hitProcInfo;
+	hitprocinfo*              hp;
+	warpalign_search_options  o;
+	warpalign_hsp*            hsps;
+	size_t                    n, ix;
+	warpalign_status          status;
+	static int                reporting = false;
+
+	if (!reporting)
+		{ atexit (lzw_search_report);  reporting = true; }
+	if ((info == NULL) || (!lzw_search_covers (target, query, hitProc, info)))
+		{ lzwUpstreamStrands++;  return false; }
+	hp = &info->hp;
+
+	// the target's search is made once (LASTZ has one target per run;  a
+	// target whose bytes moved gets a new one)
+
+	if ((lzwSearch == NULL) || (lzwSearchV != target->v) || (lzwSearchLen != target->len))
+		{
+		warpalign_search_target_destroy (lzwSearch);
+		lzwSearch = NULL;
+
+		o.seed                     = currParams->hitSeed->pattern;
+		o.with_trans               = (uint32_t) currParams->hitSeed->withTrans;
+		o.step                     = currParams->step;
+		o.x_drop                   = hp->xDrop;
+		o.hsp_threshold            = hp->hspThreshold.s;
+		o.entropic                 = hp->entropicHsp;
+		o.max_word_count           = currParams->wordCountLimit;
+		o.max_word_count_chasm     = currParams->maxWordCountChasm;
+		o.filter_min_matches       = hp->minMatches;
+		o.filter_max_transversions = hp->maxTransversions;
+		o.filter_cares_only        = (hp->minMatches >= 0) && (hp->filterPattern != NULL);
+		o.scores                   = &hp->scoring->sub[0][0];
+
+		status = warpalign_search_target_create (&o, target->v, target->len, &lzwSearch);
+		if (status != WARPALIGN_STATUS_OK)
+			suicidef ("%s (status %d)", warpalign_last_error (), (int) status);
+		lzwSearchV   = target->v;
+		lzwSearchLen = target->len;
+		}
+
+	status = warpalign_search_strand (lzwSearch, query->v, query->len, &hsps, &n);
+	if (status != WARPALIGN_STATUS_OK)
+		suicidef ("%s (status %d)", warpalign_last_error (), (int) status);
+
+	// as xdrop_extend_seed_hit does for each HSP it keeps:  the anchors have
+	// their scores (else finish_one_strand scores them again, unadjusted)
+	for (ix=0 ; ix<n ; ix++)
+		{
+		if (hp->anchors != NULL) (*(hp->anchors))->haveScores = true;
+		(*hp->reporter) (hp->reporterInfo,
+		                 hsps[ix].pos1 + hsps[ix].length, hsps[ix].pos2 + hsps[ix].length,
+		                 hsps[ix].length, hsps[ix].score);
+		}
+
+	warpalign_search_hsps_free (hsps);
+	return true;
+	}
 #endif // lzwRouting

@@ -1,0 +1,227 @@
+//! C entry points of the search engine: LASTZ's HSP search (seed hits and their x-drop extension) for the
+//! options warpalign covers (docs/search.md), one target at a time, one query strand per call.
+
+use crate::{clear_last_error, guard, quiet, WarpalignStatus};
+use std::ffi::{c_char, CStr};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Instant;
+use warpalign::search::dispatch::{Searcher, TargetSearch};
+use warpalign::search::twin::scoring::ScoreMatrix;
+use warpalign::search::{HitFilter, Seed, SearchOptions};
+use warpalign::Error;
+
+/// What `WARPALIGN_SEARCH` asks for.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WarpalignSearchRequest {
+    /// Unset, empty or `warpalign`: warpalign searches the strands whose options it covers.
+    Warpalign = 0,
+    /// `upstream`: LASTZ's own search everywhere (tests, comparisons).
+    Upstream = 1,
+}
+
+/// The search's options, as LASTZ's option parser leaves them (its `control` and `seed` fields named below).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct WarpalignSearchOptions {
+    /// `hitSeed->pattern`, NUL-terminated: a strict seed of 1s and 0s, 2 to 31 positions, at most 14 ones
+    /// (28 index bits, so no bit is resolved against the sequences).
+    pub seed: *const c_char,
+    /// `hitSeed->withTrans`: 0, 1 or 2 transitions.
+    pub with_trans: u32,
+    /// `step`: 1 or more.
+    pub step: u32,
+    /// `xDrop`: 0 or more.
+    pub x_drop: i32,
+    /// `hspThreshold.s` (a fixed threshold, `hspThreshold.t == 'S'`): |threshold| <= INT32_MAX / 3.
+    pub hsp_threshold: i32,
+    /// `entropicHsp`: nonzero adjusts the scores by entropy.
+    pub entropic: i32,
+    /// `wordCountLimit` (`--maxwordcount=<n>`; 0: none) and `maxWordCountChasm`.
+    pub max_word_count: u32,
+    pub max_word_count_chasm: u32,
+    /// `minMatches` (-1: no `--filter`), `maxTransversions` (-1: any), `filterCaresOnly` (nonzero: `cares:`).
+    pub filter_min_matches: i32,
+    pub filter_max_transversions: i32,
+    pub filter_cares_only: i32,
+    /// `maskedScoring->sub`: 256 x 256 scores, `[target byte][query byte]`, row after row.
+    pub scores: *const i32,
+}
+
+/// One HSP as LASTZ's hit processor reports it, but with its starts: it ends at `pos1 + length` in the
+/// target and `pos2 + length` in the query strand.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WarpalignHsp {
+    pub pos1: u32,
+    pub pos2: u32,
+    pub length: u32,
+    /// The ungapped score, entropy-adjusted when the options say so.
+    pub score: i32,
+}
+
+/// One target's search (its copy of the target and its position table, built once), opaque: made by
+/// warpalign_search_target_create, freed by warpalign_search_target_destroy. One thread at a time.
+pub struct WarpalignSearchTarget {
+    search: TargetSearch,
+}
+
+/// Strands searched, HSPs found and nanoseconds spent by warpalign_search_strand, for the statistics.
+static STRANDS: AtomicU64 = AtomicU64::new(0);
+static HSPS: AtomicU64 = AtomicU64::new(0);
+static NANOS: AtomicU64 = AtomicU64::new(0);
+
+/// What `WARPALIGN_SEARCH` asks for; WARPALIGN for a value it does not accept (warpalign_env_check reports
+/// that).
+#[no_mangle]
+pub extern "C" fn warpalign_requested_search() -> WarpalignSearchRequest {
+    clear_last_error();
+    match warpalign::env::SEARCH.get() {
+        Some(Searcher::Upstream) => WarpalignSearchRequest::Upstream,
+        Some(Searcher::Warpalign) | None => WarpalignSearchRequest::Warpalign,
+    }
+}
+
+fn options_of(o: &WarpalignSearchOptions) -> warpalign::Result<(SearchOptions, ScoreMatrix)> {
+    let bad = |m: String| Error::InvalidArgument(m);
+    if o.seed.is_null() || o.scores.is_null() {
+        return Err(bad("null seed or score matrix".into()));
+    }
+    // SAFETY: a NUL-terminated string (the caller's contract).
+    let pattern = unsafe { CStr::from_ptr(o.seed) }.to_str().map_err(|_| bad("seed not ASCII".into()))?;
+    let seed = Seed::parse(pattern).map_err(|e| bad(format!("seed {pattern:?}: {e:?}")))?;
+    let filter = (o.filter_min_matches >= 0).then_some(HitFilter {
+        min_matches: o.filter_min_matches,
+        max_transversions: o.filter_max_transversions,
+        cares_only: o.filter_cares_only != 0,
+    });
+    let options = SearchOptions {
+        seed,
+        with_trans: o.with_trans,
+        step: o.step,
+        x_drop: o.x_drop,
+        hsp_threshold: o.hsp_threshold,
+        entropic: o.entropic != 0,
+        max_word_count: o.max_word_count,
+        max_word_count_chasm: o.max_word_count_chasm,
+        filter,
+    };
+    let mut sub = Box::new([[0i32; 256]; 256]);
+    // SAFETY: 256 x 256 readable scores (the caller's contract).
+    let scores = unsafe { std::slice::from_raw_parts(o.scores, 256 * 256) };
+    for (row, src) in sub.iter_mut().zip(scores.chunks_exact(256)) {
+        row.copy_from_slice(src);
+    }
+    Ok((options, ScoreMatrix(sub)))
+}
+
+/// Makes the search of one target: copies its `len` bytes (as the search reads them: lowercase and N start
+/// no seed word and score as the matrix says) and builds its position table. Sets `*out` (NULL on failure).
+/// Options outside their documented ranges, a NULL pointer or an empty target (or one over INT32_MAX bytes)
+/// are WARPALIGN_STATUS_INVALID_ARGUMENT, before any work.
+#[no_mangle]
+pub extern "C" fn warpalign_search_target_create(
+    options: *const WarpalignSearchOptions,
+    target: *const u8,
+    len: usize,
+    out: *mut *mut WarpalignSearchTarget,
+) -> WarpalignStatus {
+    guard("warpalign_search_target_create", || {
+        if out.is_null() {
+            return Err(Error::InvalidArgument("null out".into()));
+        }
+        // SAFETY: out is writable (checked non-null).
+        unsafe { *out = std::ptr::null_mut() };
+        // SAFETY: readable options or NULL (the caller's contract).
+        let o = unsafe { options.as_ref() }.ok_or_else(|| Error::InvalidArgument("null options".into()))?;
+        if target.is_null() {
+            return Err(Error::InvalidArgument("null target".into()));
+        }
+        let (options, scoring) = options_of(o)?;
+        // SAFETY: len readable bytes at target (the caller's contract).
+        let bytes = unsafe { std::slice::from_raw_parts(target, len) }.to_vec();
+        let search = TargetSearch::new(bytes, options, scoring)?;
+        // SAFETY: out is writable.
+        unsafe { *out = Box::into_raw(Box::new(WarpalignSearchTarget { search })) };
+        Ok(())
+    })
+}
+
+/// Searches one query strand of `len` bytes (for the minus strand, its reverse complement, as LASTZ holds it
+/// then) against the target: `*hsps` gets a `malloc`ed array of `*n` HSPs in the order LASTZ's hit processor
+/// reports them (NULL when none; free it with warpalign_search_hsps_free). On failure `*hsps` is NULL and
+/// `*n` 0: a NULL pointer, an empty query or one over INT32_MAX bytes is WARPALIGN_STATUS_INVALID_ARGUMENT;
+/// an array that cannot be allocated WARPALIGN_STATUS_OUT_OF_MEMORY.
+#[no_mangle]
+pub extern "C" fn warpalign_search_strand(
+    search: *const WarpalignSearchTarget,
+    query: *const u8,
+    len: usize,
+    hsps: *mut *mut WarpalignHsp,
+    n: *mut usize,
+) -> WarpalignStatus {
+    guard("warpalign_search_strand", || {
+        if hsps.is_null() || n.is_null() {
+            return Err(Error::InvalidArgument("null hsps or n".into()));
+        }
+        // SAFETY: both writable (checked non-null).
+        unsafe {
+            *hsps = std::ptr::null_mut();
+            *n = 0;
+        }
+        // SAFETY: a live search or NULL.
+        let s = unsafe { search.as_ref() }.ok_or_else(|| Error::InvalidArgument("null search".into()))?;
+        if query.is_null() {
+            return Err(Error::InvalidArgument("null query".into()));
+        }
+        let start = Instant::now();
+        // SAFETY: len readable bytes at query (the caller's contract).
+        let found = s.search.search_strand(unsafe { std::slice::from_raw_parts(query, len) })?;
+        STRANDS.fetch_add(1, Relaxed);
+        HSPS.fetch_add(found.len() as u64, Relaxed);
+        NANOS.fetch_add(start.elapsed().as_nanos() as u64, Relaxed);
+        let found: Vec<WarpalignHsp> = found
+            .iter()
+            .map(|h| WarpalignHsp { pos1: h.pos1, pos2: h.pos2, length: h.length, score: h.score })
+            .collect();
+        let p = warpalign::memory::malloc_copy(&found).map_err(|e| e.in_batch("HSPs"))?;
+        // SAFETY: both writable.
+        unsafe {
+            *hsps = p;
+            *n = found.len();
+        }
+        Ok(())
+    })
+}
+
+/// Frees an array warpalign_search_strand made (NULL is ignored).
+#[no_mangle]
+pub extern "C" fn warpalign_search_hsps_free(hsps: *mut WarpalignHsp) {
+    clear_last_error();
+    // SAFETY: malloc'ed by warpalign_search_strand, or NULL.
+    unsafe { libc::free(hsps.cast()) };
+}
+
+/// Frees a target's search (NULL is ignored).
+#[no_mangle]
+pub extern "C" fn warpalign_search_target_destroy(search: *mut WarpalignSearchTarget) {
+    // SAFETY: made by Box::into_raw in warpalign_search_target_create, destroyed once.
+    let _ = quiet(|| (!search.is_null()).then(|| drop(unsafe { Box::from_raw(search) })));
+}
+
+/// With `WARPALIGN_STATS=1`, once a strand was searched: writes to stderr how many query strands
+/// warpalign_search_strand searched (their HSPs and time) and how many the caller left to its own search
+/// (`upstream`).
+#[no_mangle]
+pub extern "C" fn warpalign_search_report(upstream: u64) {
+    clear_last_error();
+    let strands = STRANDS.load(Relaxed);
+    if warpalign::env::STATS.get() == Some(true) && strands + upstream > 0 {
+        eprintln!(
+            "warpalign: {strands} query strands searched by warpalign ({} HSPs, {:.3} s), {upstream} by LASTZ's own search",
+            HSPS.load(Relaxed),
+            NANOS.load(Relaxed) as f64 * 1e-9
+        );
+    }
+}
+
