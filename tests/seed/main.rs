@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod gpu;
 mod hits;
 mod index;
 mod sdust;
