@@ -2,17 +2,22 @@
 //! against the twin, every field of every read: the minimizers after `--q-occ-frac`, the anchors in order,
 //! `rep_len`, `mini_pos`; the first difference is printed.
 //!
-//! Without a GPU (they print "skipped: no GPU"): `sketch_chunks_model_equals_twin` checks a Rust copy of the
-//! sketch kernel's chunk rule (each chunk restarts upstream's loop before its start and emits once its state
-//! provably equals upstream's) on the sketch tests' sequences with chunks of 1 to 1024 bases; the host's layout,
-//! offsets and launch plan, and the CPU path of the batch call, are checked too.
+//! Without a GPU: `sketch_chunks_model_equals_twin` checks a Rust copy of the sketch kernel's chunk rule (each
+//! chunk restarts upstream's loop before its start and emits once its state provably equals upstream's) on the
+//! sketch tests' sequences, chunks of 1 to 1024 bases, first warm-ups down to one base;
+//! `emulated_kernels_equal_twin` and `emulated_kernels_on_real_reads` run kernels/seed.cu itself on the host
+//! (tests/seed/emu.cpp, built with the host's C++ compiler: no kernel synchronizes its threads, so one thread after
+//! another is a legal schedule) on the hits tests' random cases (8 queries each, chunks of 5, 37 and 1024 bases)
+//! and on the real reads under map-ont, sr and ava-ont; the host's layout, offsets and launch plan, and the CPU
+//! path of the batch call, are checked too.
 //!
-//! With a GPU: `gpu_sketch_random_sequences` (the sketch tests' sequences, one or two segments, chunks of 1, 7, 64
-//! and 1024 bases), `gpu_random_queries` (the hits tests' random cases, 16 queries each, every preset, filters and
-//! limits; the heap variant's cases run the radix variant, which the GPU computes), `gpu_real_reads` (the real
-//! reads onto E. coli under the hits tests' presets, through the launch plan, with reads/s and anchors/s against
-//! the twin on all cores) and `gpu_batch_call_routes` (`seed_batch` on a GPU engine, the heap variant and a
-//! mismatched index included). `SEED_GPU_CASES=N` sets the random cases (default 400 each).
+//! With a GPU (else they print "skipped: no GPU"): `gpu_sketch_random_sequences` (the sketch tests' sequences, one
+//! or two segments, chunks of 1, 7, 64 and 1024 bases), `gpu_random_queries` (the hits tests' random cases, 16
+//! queries each, every preset, filters and limits, `--sdust-thres` included; the heap variant's cases run the radix
+//! variant, which the GPU computes), `gpu_real_reads` (the real reads onto E. coli under the hits tests' presets,
+//! through the launch plan, with reads/s and anchors/s against the twin on all cores) and `gpu_batch_call_routes`
+//! (`seed_batch` on a GPU engine, the heap variant and another index's upload included). `SEED_GPU_CASES=N` sets
+//! the random cases of the GPU tests (default 400 each); the emulated ones take a tenth of `SEED_HITS_CASES`.
 
 use crate::common::gpu::start_gpu;
 use crate::common::{env_u64, failing_cases, Rng};
@@ -482,3 +487,214 @@ fn gpu_batch_call_routes() {
     println!("seed gpu: the batch call equals the twin on {} reads (radix and heap variants)", reads.len());
 }
 
+
+#[repr(C)]
+struct EmuIndex {
+    b: i32,
+    bucket_start: *const u64,
+    keys: *const u64,
+    pos_start: *const u64,
+    pos: *const u64,
+    seq_len: *const u32,
+    name_off: *const u64,
+    names: *const u8,
+}
+
+#[repr(C)]
+struct EmuOpt {
+    w: i32,
+    k: i32,
+    is_hpc: i32,
+    mid_occ: i32,
+    max_occ: i32,
+    max_max_occ: i32,
+    occ_dist: i32,
+    chunk: i32,
+    q_occ_frac: f32,
+    flag: i64,
+}
+
+#[repr(C)]
+struct EmuOut {
+    mv: *mut u64,
+    mv_off: *mut u64,
+    mv_n: *mut u64,
+    a: *mut u64,
+    a_off: *mut u64,
+    a_n: *mut u64,
+    mini_pos: *mut u64,
+    n_mini: *mut u64,
+    rep: *mut i32,
+}
+
+type EmuFn = unsafe extern "C" fn(
+    i32,
+    *const u8,
+    *const u32,
+    *const u32,
+    *const u8,
+    *const u64,
+    *const u8,
+    *const EmuIndex,
+    *const EmuOpt,
+    *mut EmuOut,
+);
+
+/// tests/seed/emu.cpp (kernels/seed.cu on the host) built by the host's C++ compiler (`CXX`, else `c++`), or None
+/// after printing "skipped: ...".
+fn emulator() -> Option<EmuFn> {
+    static LIB: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+    let f = LIB.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("warpalign-seed-emu-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).ok()?;
+        let lib = dir.join("libseedemu.so");
+        let src = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/seed/emu.cpp");
+        let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
+        let built = std::process::Command::new(&cxx)
+            .args(["-O2", "-std=c++17", "-shared", "-fPIC", "-ffp-contract=off", "-o"])
+            .arg(&lib)
+            .arg(src)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !built {
+            return None;
+        }
+        let path = CString::new(lib.to_str()?).ok()?;
+        // SAFETY: a library this test just built; its one symbol is looked up by name and kept for the process.
+        unsafe {
+            let h = libc::dlopen(path.as_ptr(), libc::RTLD_NOW);
+            let sym = if h.is_null() { std::ptr::null_mut() } else { libc::dlsym(h, c"emu_seed".as_ptr()) };
+            (!sym.is_null()).then_some(sym as usize)
+        }
+    });
+    match f {
+        // SAFETY: emu_seed's address, with the signature EmuFn declares (tests/seed/emu.cpp).
+        Some(p) => Some(unsafe { std::mem::transmute::<usize, EmuFn>(*p) }),
+        None => {
+            println!("skipped: no C++ compiler to build tests/seed/emu.cpp (set CXX)");
+            None
+        }
+    }
+}
+
+/// `reads` seeded by the emulated kernels in chunks of `chunk` bases (without --sdust-thres).
+fn emu_seed(emu: EmuFn, idx: &FlatIndex, opt: &SeedOpt, reads: &[SeedRead], chunk: usize) -> Vec<ReadSeeds> {
+    assert_eq!(opt.sdust_thres, 0);
+    let bases: Vec<u8> = reads.iter().flat_map(|r| r.segs.iter().flat_map(|s| s.iter().copied())).collect();
+    let read_nseg: Vec<u32> = reads.iter().map(|r| r.segs.len() as u32).collect();
+    let seg_len: Vec<u32> = reads.iter().flat_map(|r| r.segs.iter().map(|s| s.len() as u32)).collect();
+    let has_qname: Vec<u8> = reads.iter().map(|r| r.qname.is_some() as u8).collect();
+    let qnames: Vec<u8> = reads.iter().flat_map(|r| r.qname.unwrap_or_default().iter().copied()).collect();
+    let qname_off = offsets(reads.iter().map(|r| r.qname.map_or(0, |q| q.len() as u64)));
+    let names: Vec<u8> = idx.seq_name.iter().flat_map(|n| n.as_deref().unwrap_or_default().iter().copied()).collect();
+    let name_off = offsets(idx.seq_name.iter().map(|n| n.as_ref().map_or(0, |n| n.len() as u64)));
+    let ix = EmuIndex {
+        b: idx.b as i32,
+        bucket_start: idx.bucket_start.as_ptr(),
+        keys: idx.keys.as_ptr(),
+        pos_start: idx.pos_start.as_ptr(),
+        pos: idx.pos.as_ptr(),
+        seq_len: idx.seq_len.as_ptr(),
+        name_off: name_off.as_ptr(),
+        names: names.as_ptr(),
+    };
+    let eo = EmuOpt {
+        w: opt.w as i32,
+        k: opt.k as i32,
+        is_hpc: opt.is_hpc as i32,
+        mid_occ: opt.mid_occ,
+        max_occ: opt.max_occ,
+        max_max_occ: opt.hit.max_max_occ,
+        occ_dist: opt.hit.occ_dist,
+        chunk: chunk as i32,
+        q_occ_frac: opt.q_occ_frac,
+        flag: opt.hit.flag,
+    };
+    let null = std::ptr::null_mut();
+    let mut o = EmuOut { mv: null, mv_off: null, mv_n: null, a: null, a_off: null, a_n: null, mini_pos: null, n_mini: null, rep: std::ptr::null_mut() };
+    let n = reads.len();
+    // the emulator's thread and block indices are globals: one call at a time
+    static ONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = ONE.lock().unwrap_or_else(|e| e.into_inner());
+    // SAFETY: the arrays are as emu_seed reads them (tests/seed/emu.cpp); its outputs are malloc'ed, read by their
+    // counts, then freed.
+    unsafe {
+        emu(n as i32, bases.as_ptr(), read_nseg.as_ptr(), seg_len.as_ptr(), has_qname.as_ptr(), qname_off.as_ptr(), qnames.as_ptr(), &ix, &eo, &mut o);
+        let v = |p: *mut u64, len: usize| std::slice::from_raw_parts(p, len).to_vec();
+        let (mv_off, mv_n, a_off, a_n, n_mini) = (v(o.mv_off, n), v(o.mv_n, n), v(o.a_off, n), v(o.a_n, n), v(o.n_mini, n));
+        let rep = std::slice::from_raw_parts(o.rep, n).to_vec();
+        let pairs = |p: *mut u64, off: u64, len: u64| {
+            std::slice::from_raw_parts(p.add(2 * off as usize), 2 * len as usize).chunks_exact(2).map(|w| Minimizer { x: w[0], y: w[1] }).collect()
+        };
+        let out = (0..n)
+            .map(|r| ReadSeeds {
+                mv: pairs(o.mv, mv_off[r], mv_n[r]),
+                hits: warpalign::seed::twin::hits::SeedHits {
+                    a: pairs(o.a, a_off[r], a_n[r]),
+                    rep_len: rep[r],
+                    mini_pos: std::slice::from_raw_parts(o.mini_pos.add(mv_off[r] as usize), n_mini[r] as usize).to_vec(),
+                },
+            })
+            .collect();
+        for p in [o.mv, o.mv_off, o.mv_n, o.a, o.a_off, o.a_n, o.mini_pos, o.n_mini] {
+            libc::free(p.cast());
+        }
+        libc::free(o.rep.cast());
+        out
+    }
+}
+
+#[test]
+fn emulated_kernels_equal_twin() {
+    let Some(emu) = emulator() else { return };
+    let n = env_u64("SEED_HITS_CASES", 3000) / 10;
+    let failed = failing_cases(n, |i| {
+        let Case { preset, idx, s, mut mo, max_occ, queries } = random_case(21, i, 7);
+        mo.flag &= !flag::HEAP_SORT;
+        mo.sdust_thres = 0;
+        let flat = flat_of(&idx);
+        let opt = opt_of(s, &mo, max_occ);
+        let (segs, names) = reads_of(&queries);
+        let reads: Vec<SeedRead> = segs.iter().zip(&names).map(|(s, n)| SeedRead { segs: s, qname: *n }).collect();
+        let chunk = [1024, 37, 5][i as usize % 3];
+        let got = emu_seed(emu, &flat, &opt, &reads, chunk);
+        reads.iter().enumerate().find_map(|(j, r)| {
+            seeds_diff(&got[j], &seed_cpu(&flat, &opt, r)).map(|d| {
+                format!("case {i} ({preset}, {s:?}, flag {:#x}, max_occ {max_occ}, q_occ_frac {}, chunks of {chunk}) read {j}: {d}", mo.flag, mo.q_occ_frac)
+            })
+        })
+    });
+    assert!(failed.is_empty(), "{} of {n} cases differ: {:?}", failed.len(), &failed[..failed.len().min(20)]);
+    eprintln!("seed gpu: the emulated kernels equal the twin on {n} random cases x 8 queries");
+}
+
+#[test]
+fn emulated_kernels_on_real_reads() {
+    let Some(emu) = emulator() else { return };
+    let Some((genome, reads)) = real_reads() else {
+        println!("skipped: no E. coli genome (WARPALIGN_DATA)");
+        return;
+    };
+    let names: Vec<CString> = reads.iter().map(|(n, _)| CString::new(n.as_bytes()).unwrap()).collect();
+    let segs: Vec<[&[u8]; 1]> = reads.iter().map(|(_, q)| [&q[..]]).collect();
+    let batch: Vec<SeedRead> = segs.iter().zip(&names).map(|(s, n)| SeedRead { segs: s, qname: Some(n.as_bytes()) }).collect();
+    for preset in ["map-ont", "sr", "ava-ont"] {
+        let (io, mut mo) = preset_opts(preset);
+        mo.flag &= !flag::HEAP_SORT;
+        let s = Sketch { k: io.k as usize, w: io.w as usize, hpc: io.flag as u32 & c::MM_I_HPC != 0 };
+        let idx = Idx::build_named(&genome, s, io.bucket_bits as i32, true);
+        // SAFETY: the options and a live index.
+        unsafe { c::warpalign_oracle_mm_mapopt_update(&mut mo, idx.0) };
+        let flat = flat_of(&idx);
+        let opt = opt_of(s, &mo, mo.mid_occ);
+        let got = emu_seed(emu, &flat, &opt, &batch, warpalign::seed::gpu::CHUNK_BASES);
+        let bad: Vec<String> = batch
+            .par_iter()
+            .enumerate()
+            .filter_map(|(i, r)| seeds_diff(&got[i], &seed_cpu(&flat, &opt, r)).map(|d| format!("{preset} read {}: {d}", reads[i].0)))
+            .collect();
+        assert!(bad.is_empty(), "{} reads differ; first: {}", bad.len(), bad[..bad.len().min(3)].join("\n"));
+        let anchors: usize = got.iter().map(|r| r.hits.a.len()).sum();
+        eprintln!("seed gpu: the emulated kernels equal the twin on {} real reads under {preset} ({anchors} anchors)", batch.len());
+    }
+}
