@@ -8,6 +8,7 @@ use super::batch::{ReadSeeds, SeedOpt, SeedRead};
 use super::index::FlatIndex;
 use super::twin::hits::{collect_minimizers, flag, SeedHits};
 use super::Minimizer;
+use crate::gpu::fault::{self, Step};
 use crate::gpu::{gate, GpuRuntime};
 use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use rayon::prelude::*;
@@ -280,6 +281,7 @@ fn minimizers(
     reads: &[SeedRead],
     layout: &Layout,
     chunk: usize,
+    fault: &fault::Batch,
 ) -> DResult<(CudaSlice<u64>, Vec<u64>, Vec<u64>)> {
     let n_reads = reads.len();
     if opt.sdust_thres > 0 {
@@ -294,11 +296,13 @@ fn minimizers(
             .collect();
         let off = offsets(mvs.iter().map(|m| m.len() as u64));
         let words: Vec<u64> = mvs.iter().flatten().flat_map(|m| [m.x, m.y]).collect();
+        fault.check(Step::Copy)?;
         let mv = st.clone_htod(&non_empty(&words)).map_err(derr("upload"))?;
         let n = mvs.iter().map(|m| m.len() as u64).collect();
         return Ok((mv, off[..n_reads].to_vec(), n));
     }
     let n_chunks = layout.chunk_seg.len();
+    fault.check(Step::Copy)?;
     let bases = st.clone_htod(&non_empty(&layout.bases)).map_err(derr("upload"))?;
     let chunk_seg = st.clone_htod(&non_empty(&layout.chunk_seg)).map_err(derr("upload"))?;
     let chunk_beg = st.clone_htod(&non_empty(&layout.chunk_beg)).map_err(derr("upload"))?;
@@ -338,8 +342,16 @@ fn minimizers(
     Ok((mv, off, n))
 }
 
-/// One launch: `reads` (segments non-empty) seeded against `dev`, sketch chunks of `chunk` bases.
-pub fn seed_launch(rt: &GpuRuntime, dev: &DeviceIndex, opt: &SeedOpt, reads: &[SeedRead], chunk: usize) -> DResult<Vec<ReadSeeds>> {
+/// One launch: `reads` (segments non-empty) seeded against `dev`, sketch chunks of `chunk` bases; `fault`: the GPU
+/// batch it is part of (tests inject failures through it).
+pub fn seed_launch(
+    rt: &GpuRuntime,
+    dev: &DeviceIndex,
+    opt: &SeedOpt,
+    reads: &[SeedRead],
+    chunk: usize,
+    fault: &fault::Batch,
+) -> DResult<Vec<ReadSeeds>> {
     let n_reads = reads.len();
     if n_reads == 0 {
         return Ok(vec![]);
@@ -351,7 +363,7 @@ pub fn seed_launch(rt: &GpuRuntime, dev: &DeviceIndex, opt: &SeedOpt, reads: &[S
     let ix = dev.bufs();
     let st = rt.lease_stream()?;
     let layout = Layout::new(reads, chunk);
-    let (mut mv, mv_off, mv_n) = minimizers(&st, &k, opt, reads, &layout, chunk)?;
+    let (mut mv, mv_off, mv_n) = minimizers(&st, &k, opt, reads, &layout, chunk, fault)?;
     let total = mv_off.last().map_or(0, |o| (o + mv_n[n_reads - 1]) as usize);
     let r_off = st.clone_htod(&mv_off).map_err(derr("upload"))?;
     let mut r_n = st.clone_htod(&mv_n).map_err(derr("upload"))?;
@@ -380,11 +392,13 @@ pub fn seed_launch(rt: &GpuRuntime, dev: &DeviceIndex, opt: &SeedOpt, reads: &[S
 
     // lookups and occurrence limits
     let cap = total.max(1);
+    fault.check(Step::Alloc)?;
     // SAFETY: seed_lookup writes every seed of every read's range before seed_select reads it.
     let mut seeds = unsafe { st.alloc::<u64>(3 * cap) }.map_err(derr("alloc"))?;
     let b = dev.b as i32;
     let mut l = st.launch_builder(&k.lookup);
     l.arg(&mv).arg(&r_off).arg(&r_n).arg(&b).arg(&ix.bucket_start).arg(&ix.keys).arg(&ix.pos_start).arg(&mut seeds);
+    fault.check(Step::Launch)?;
     // SAFETY: a block per read within its ranges; the index arrays are FlatIndex's.
     unsafe { l.launch(per_read(n_reads, READ_THREADS)) }.map_err(derr("launch"))?;
     // SAFETY: seed_select writes the first r_nseed[r] of each read's range, all that is read.
@@ -401,6 +415,7 @@ pub fn seed_launch(rt: &GpuRuntime, dev: &DeviceIndex, opt: &SeedOpt, reads: &[S
     unsafe { l.launch(grid(n_reads, SELECT_THREADS)) }.map_err(derr("launch"))?;
 
     // anchors
+    fault.check(Step::Sync)?;
     let na = st.clone_dtoh(&r_na).map_err(derr("download"))?;
     let a_off_h = offsets(na.iter().copied());
     if na.iter().any(|&n| n > u32::MAX as u64) {
@@ -467,8 +482,9 @@ pub fn seed_launch(rt: &GpuRuntime, dev: &DeviceIndex, opt: &SeedOpt, reads: &[S
 /// [`crate::gpu::LAUNCH_JOBS`] reads.
 pub fn seed_batch_gpu(rt: &GpuRuntime, dev: &DeviceIndex, opt: &SeedOpt, reads: &[SeedRead]) -> DResult<Vec<ReadSeeds>> {
     let mut out = Vec::with_capacity(reads.len());
+    let fault = if reads.is_empty() { fault::Batch::default() } else { fault::batch(fault::Engine::Seed) };
     for r in launch_plan(reads) {
-        out.extend(seed_launch(rt, dev, opt, &reads[r], CHUNK_BASES)?);
+        out.extend(seed_launch(rt, dev, opt, &reads[r], CHUNK_BASES, &fault)?);
     }
     Ok(out)
 }

@@ -28,6 +28,7 @@ use crate::{preset_opts, preset_sketches, read_seqs, Sketch};
 use rayon::prelude::*;
 use std::ffi::CString;
 use std::time::Instant;
+use warpalign::gpu::fault;
 use warpalign::seed::batch::{seed_batch, seed_cpu, ReadSeeds, SeedOpt, SeedRead};
 use warpalign::seed::gpu::{launch_plan, offsets, seed_batch_gpu, seed_launch, DeviceIndex, Layout, LAUNCH_BASES};
 use warpalign::seed::index::FlatIndex;
@@ -351,7 +352,7 @@ fn gpu_sketch_random_sequences() {
             hit: HitOpt { flag: 0, max_max_occ: 4095, occ_dist: 500 },
         };
         for chunk in [1, 7, 64, 1024] {
-            let got = seed_launch(&rt, &dev, &opt, &reads, chunk).unwrap_or_else(|e| panic!("case {i}: {e}"));
+            let got = seed_launch(&rt, &dev, &opt, &reads, chunk, &fault::Batch::default()).unwrap_or_else(|e| panic!("case {i}: {e}"));
             for (j, r) in reads.iter().enumerate() {
                 let mut want = vec![];
                 collect_minimizers(s.w, s.k, s.hpc, 0, r.segs, &mut want);
@@ -380,7 +381,7 @@ fn gpu_random_queries() {
         let (segs, names) = reads_of(&queries);
         let reads: Vec<SeedRead> = segs.iter().zip(&names).map(|(s, n)| SeedRead { segs: s, qname: *n }).collect();
         let chunk = if i % 2 == 0 { 1024 } else { 37 };
-        let got = seed_launch(&rt, &dev, &opt, &reads, chunk).unwrap_or_else(|e| panic!("case {i}: {e}"));
+        let got = seed_launch(&rt, &dev, &opt, &reads, chunk, &fault::Batch::default()).unwrap_or_else(|e| panic!("case {i}: {e}"));
         for (j, r) in reads.iter().enumerate() {
             if let Some(d) = seeds_diff(&got[j], &seed_cpu(&flat, &opt, r)) {
                 bad.push(format!("case {i} ({preset}, {s:?}, flag {:#x}, max_occ {max_occ}, sdust {}, q_occ_frac {}) read {j}: {d}", mo.flag, mo.sdust_thres, mo.q_occ_frac));
