@@ -61,7 +61,8 @@ __device__ __forceinline__ u64 hash64(u64 key, u64 mask)
 //    smallest;
 //  - the pushes compare l with w+k-1 and w+k: exact once l is, or once lx >= w+k.
 // If the state is not synced when the first owned iteration starts, the thread starts again twice as far back;
-// from the segment's start (p = 0) the state is upstream's.
+// from the segment's start (p = 0) the state is upstream's. (A chunk inside a long run of symmetric k-mers, which
+// only even k have, goes back to the run's start.)
 
 __device__ __forceinline__ void push_out(mm128 *out, u64 &n, bool emit, mm128 m, u64 add)
 {
@@ -78,6 +79,13 @@ __device__ __forceinline__ void push_out(mm128 *out, u64 &n, bool emit, mm128 m,
 __device__ u64 sketch_chunk(const unsigned char *seq, int len, int s, int e, int w, int k, int is_hpc, u32 rid,
                             u64 add, mm128 *buf, mm128 *out)
 {
+	// An ambiguous base pushes nothing (l = 0), and after w of them the window and min are empty: a chunk of
+	// ambiguous bases owns no minimizer, whatever came before (its thread would otherwise go back past the run).
+	if (e != len || e - s >= w) {
+		int j = s;
+		while (j < e && nt4(seq[j]) == 4) ++j;
+		if (j == e) return 0;
+	}
 	const mm128 EMPTY = {U64_MAX, U64_MAX};
 	const u64 mask = (1ULL << 2 * k) - 1;
 	const int shift1 = 2 * (k - 1);
