@@ -10,7 +10,7 @@ use super::twin::hits::{collect_minimizers, flag, SeedHits};
 use super::Minimizer;
 use crate::gpu::fault::{self, Step};
 use crate::gpu::{gate, GpuRuntime};
-use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -234,6 +234,38 @@ impl Kernels {
 
 type DResult<T> = Result<T, String>;
 
+/// A launch's steps timed on its stream, when `WARPALIGN_SEED_GPU_PROFILE=1`.
+struct Profile {
+    marks: Option<Vec<(&'static str, CudaEvent)>>,
+    t0: std::time::Instant,
+}
+
+impl Profile {
+    fn new() -> Profile {
+        let on = crate::env::SEED_GPU_PROFILE.get().unwrap_or(false);
+        Profile { marks: on.then(Vec::new), t0: std::time::Instant::now() }
+    }
+
+    /// The end of step `name` (the first mark is the start).
+    fn mark(&mut self, st: &Arc<CudaStream>, name: &'static str) -> DResult<()> {
+        if let Some(m) = &mut self.marks {
+            m.push((name, st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map_err(derr("event"))?));
+        }
+        Ok(())
+    }
+
+    fn print(&self, reads: usize, bases: usize, minimizers: usize, anchors: usize) {
+        let Some(m) = &self.marks else { return };
+        let steps: Vec<String> =
+            m.windows(2).map(|w| format!("{} {:.2} ms", w[1].0, w[0].1.elapsed_ms(&w[1].1).unwrap_or(f32::NAN))).collect();
+        eprintln!(
+            "seed gpu: reads {reads} bases {bases} minimizers {minimizers} anchors {anchors}: {}; {:.2} ms in all",
+            steps.join(", "),
+            self.t0.elapsed().as_secs_f64() * 1e3
+        );
+    }
+}
+
 fn derr(what: &'static str) -> impl Fn(cudarc::driver::DriverError) -> String {
     move |e| format!("seed gpu {what}: {e:?}")
 }
@@ -359,11 +391,14 @@ pub fn seed_launch(
     if !Arc::ptr_eq(dev.context(), rt.context()) {
         return Err("seed gpu: the index was uploaded through another GPU runtime".into());
     }
+    let mut prof = Profile::new();
     let k = Kernels::load(rt)?;
     let ix = dev.bufs();
     let st = rt.lease_stream()?;
+    prof.mark(&st, "start")?;
     let layout = Layout::new(reads, chunk);
     let (mut mv, mv_off, mv_n) = minimizers(&st, &k, opt, reads, &layout, chunk, fault)?;
+    prof.mark(&st, "sketch")?;
     let total = mv_off.last().map_or(0, |o| (o + mv_n[n_reads - 1]) as usize);
     let r_off = st.clone_htod(&mv_off).map_err(derr("upload"))?;
     let mut r_n = st.clone_htod(&mv_n).map_err(derr("upload"))?;
@@ -388,6 +423,7 @@ pub fn seed_launch(
         l.arg(&mut mv).arg(&r_off).arg(&mut r_n).arg(&nr);
         // SAFETY: a thread per read, within its range.
         unsafe { l.launch(grid(n_reads, READ_THREADS)) }.map_err(derr("launch"))?;
+        prof.mark(&st, "q-occ")?;
     }
 
     // lookups and occurrence limits
@@ -413,6 +449,8 @@ pub fn seed_launch(
     l.arg(&mut a_rel).arg(&mut mini_pos).arg(&mut r_nseed).arg(&mut r_na).arg(&mut r_rep);
     // SAFETY: a thread per read within its ranges; blocks of SELECT_THREADS, the kernel's heap slots.
     unsafe { l.launch(grid(n_reads, SELECT_THREADS)) }.map_err(derr("launch"))?;
+
+    prof.mark(&st, "lookups and limits")?;
 
     // anchors
     fault.check(Step::Sync)?;
@@ -453,7 +491,9 @@ pub fn seed_launch(
         // SAFETY: a thread per read within its range.
         unsafe { l.launch(grid(n_reads, READ_THREADS)) }.map_err(derr("launch"))?;
     }
+    prof.mark(&st, "anchors")?;
     sort_ranges(&st, &k, &mut anchors, &a_off, &r_na, n_reads, total_a)?;
+    prof.mark(&st, "sort")?;
 
     // results
     let mv_h = st.clone_dtoh(&mv).map_err(derr("download"))?;
@@ -463,6 +503,8 @@ pub fn seed_launch(
     let a_h = st.clone_dtoh(&anchors).map_err(derr("download"))?;
     let na = st.clone_dtoh(&r_na).map_err(derr("download"))?;
     let rep = st.clone_dtoh(&r_rep).map_err(derr("download"))?;
+    prof.mark(&st, "download")?;
+    prof.print(n_reads, layout.bases.len(), total, na.iter().sum::<u64>() as usize);
     Ok((0..n_reads)
         .map(|r| {
             let (o, a) = (mv_off[r] as usize, a_off_h[r] as usize);
