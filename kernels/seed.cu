@@ -1,14 +1,14 @@
 // minimap2 2.31's seeding for batches of reads, element by element equal to warpalign::seed::twin (src/seed/gpu.rs
 // runs the steps in this order):
 //  seed_sketch      mm_sketch per segment, in chunks of bases, one thread each (twice: count, then write)
-//  seed_qocc_pairs  mm_seed_mz_flt, part 1: each read's (hash, index) pairs, sorted by seed_rs_level
+//  seed_qocc_pairs  mm_seed_mz_flt, part 1: each read's (hash, index) pairs, sorted as the anchors are
 //  seed_qocc_mark   part 2: the minimizers of groups too frequent get x = 0
 //  seed_compact_mv  part 3: those dropped, in place (a thread per read)
 //  seed_lookup      mm_seed_collect_all's lookups (FlatIndex::get) and tandem flags
 //  seed_select      the rest of mm_collect_matches (mm_seed_select, rep_len, mini_pos), a thread per read
 //  seed_expand      collect_seed_hits' anchors (skip_seed, strands, flags), a warp per seed
 //  seed_compact_a   the anchors skip_seed dropped, in place (only with -X, all-vs-all, --for/rev-only)
-//  seed_tasks_init, seed_rs_level  radix_sort_128x per read, level by level
+//  seed_rs_diff, seed_tasks_init, seed_rs_hist, seed_rs_permute, seed_rs_small  radix_sort_128x per read, level by level
 // Per-read arrays are at offsets the host gives (a read's share of a buffer is contiguous, its length a count).
 
 typedef unsigned long long u64;
@@ -514,9 +514,12 @@ extern "C" __global__ void seed_compact_a(mm128 *anchors, const unsigned char *k
 //
 // ksort.h's in-place MSD radix sort (8 bits a level, insertion sort at 64 elements or fewer), which is not stable:
 // its order of equal keys is part of the output, so each range is sorted by upstream's own steps. A task is a range
-// (beg, end, shift) of the array; its thread distributes it at one level and queues its buckets of more than 64
-// for the next level (their order does not matter: they are disjoint). A level whose keys all fall in one bucket
-// moves nothing and recurses on the whole range, as upstream does.
+// (beg, end, shift) of the array, sorted level by level, a launch pair per level: seed_rs_hist counts its digits
+// (a block per task), seed_rs_permute distributes it as upstream does (its thread walks the cycles) and queues its
+// buckets of more than 64 for the next level and the others of two or more for seed_rs_small's insertion sort
+// after the last level (upstream's order of work differs, but the buckets are disjoint). A level whose keys all
+// fall in one bucket moves nothing and recurses on the whole range, as upstream does; so a read's sort starts at
+// the first level whose digits differ (seed_rs_diff), and at the last level nothing recurses.
 
 #define RS_MIN_SIZE 64
 #define RS_THREADS 16
@@ -533,17 +536,41 @@ __device__ void rs_insertsort(mm128 *a, u32 n)
 	}
 }
 
-// Tasks, three words each (beg, end, shift), one per read: its range, the top level.
-extern "C" __global__ void seed_tasks_init(const u64 *off, const u64 *n, int n_reads, u64 *tasks)
+// A block per read: the bits where the read's keys differ from its first (diff zeroed before).
+extern "C" __global__ void seed_rs_diff(const mm128 *a, const u64 *off, const u64 *n, u64 *diff)
+{
+	const int r = blockIdx.x;
+	const mm128 *b = a + off[r];
+	u64 d = 0;
+	for (u64 i = threadIdx.x; i < n[r]; i += blockDim.x) d |= b[i].x ^ b[0].x;
+	if (d) atomicOr(diff + r, d);
+}
+
+// Tasks, three words each (beg, end, shift), one per read: its range and its first level whose digits differ
+// (none when its keys are all equal).
+extern "C" __global__ void seed_tasks_init(const u64 *off, const u64 *n, const u64 *diff, int n_reads, u64 *tasks)
 {
 	const int r = blockIdx.x * blockDim.x + threadIdx.x;
 	if (r >= n_reads) return;
 	tasks[3 * r] = off[r];
-	tasks[3 * r + 1] = off[r] + n[r];
-	tasks[3 * r + 2] = 56;
+	tasks[3 * r + 1] = diff[r] ? off[r] + n[r] : off[r];
+	tasks[3 * r + 2] = diff[r] ? (u64)((63 - __clzll((long long)diff[r])) / 8 * 8) : 0;
 }
 
-extern "C" __global__ void seed_rs_level(mm128 *a, const u64 *tasks, u32 n_tasks, u64 *next, u32 *n_next)
+// A block per task of more than 64: its digits' counts (hist zeroed before, 256 a task).
+extern "C" __global__ void seed_rs_hist(const mm128 *a, const u64 *tasks, u32 *hist)
+{
+	const u32 t = blockIdx.x;
+	const u64 beg = tasks[3 * t], n = tasks[3 * t + 1] - beg;
+	const int s = (int)tasks[3 * t + 2];
+	if (n <= RS_MIN_SIZE) return;
+	for (u64 i = threadIdx.x; i < n; i += blockDim.x) atomicAdd(hist + 256 * t + (a[beg + i].x >> s & 255), 1u);
+}
+
+// A thread per task: upstream's distribution at the task's level (or the insertion sort of a read of 64 or fewer).
+// counts[0]: next's tasks, counts[1]: small's.
+extern "C" __global__ void seed_rs_permute(mm128 *a, const u64 *tasks, u32 n_tasks, const u32 *hist, u64 *next,
+                                           u64 *small, u32 *counts)
 {
 	__shared__ u32 s_bb[RS_THREADS * 256], s_be[RS_THREADS * 256];
 	const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
@@ -551,25 +578,19 @@ extern "C" __global__ void seed_rs_level(mm128 *a, const u64 *tasks, u32 n_tasks
 	u32 *bb = s_bb + threadIdx.x * 256, *be = s_be + threadIdx.x * 256;
 	const u64 beg = tasks[3 * t];
 	const u32 n = (u32)(tasks[3 * t + 1] - beg);
-	int s = (int)tasks[3 * t + 2];
+	const int s = (int)tasks[3 * t + 2];
 	mm128 *b = a + beg;
 	if (n <= RS_MIN_SIZE) {
 		if (n > 1) rs_insertsort(b, n);
 		return;
 	}
-	for (;;) {
-		for (int k = 0; k < 256; ++k) be[k] = 0;
-		for (u32 i = 0; i < n; ++i) ++be[b[i].x >> s & 255];
-		if (be[b[0].x >> s & 255] == n) {
-			if (s == 0) return;
-			s -= 8;
-			continue;
-		}
-		bb[0] = 0;
-		for (int k = 1; k < 256; ++k) {
-			be[k] += be[k - 1];
-			bb[k] = be[k - 1];
-		}
+	const u32 *h = hist + 256 * t;
+	bb[0] = 0, be[0] = h[0];
+	for (int k = 1; k < 256; ++k) {
+		be[k] = be[k - 1] + h[k];
+		bb[k] = be[k - 1];
+	}
+	if (h[b[0].x >> s & 255] != n) {
 		for (int k = 0; k < 256;) {
 			if (bb[k] != be[k]) {
 				u32 l = b[bb[k]].x >> s & 255;
@@ -585,17 +606,27 @@ extern "C" __global__ void seed_rs_level(mm128 *a, const u64 *tasks, u32 n_tasks
 				} else ++bb[k];
 			} else ++k;
 		}
-		if (s == 0) return;
-		s -= 8;
-		for (int k = 0; k < 256; ++k) {
-			const u32 st = k ? be[k - 1] : 0, len = be[k] - st;
-			if (len > RS_MIN_SIZE) {
-				const u32 q = atomicAdd(n_next, 1u);
-				next[3 * q] = beg + st;
-				next[3 * q + 1] = beg + be[k];
-				next[3 * q + 2] = (u64)s;
-			} else if (len > 1) rs_insertsort(b + st, len);
-		}
-		return;
 	}
+	if (s == 0) return;
+	for (int k = 0; k < 256; ++k) {
+		const u32 st = k ? be[k - 1] : 0, len = be[k] - st;
+		if (len > RS_MIN_SIZE) {
+			const u32 q = atomicAdd(counts, 1u);
+			next[3 * q] = beg + st;
+			next[3 * q + 1] = beg + be[k];
+			next[3 * q + 2] = (u64)(s - 8);
+		} else if (len > 1) {
+			const u32 q = atomicAdd(counts + 1, 1u);
+			small[2 * q] = beg + st;
+			small[2 * q + 1] = beg + be[k];
+		}
+	}
+}
+
+// A thread per range (beg, end) of 2 to 64: the insertion sort.
+extern "C" __global__ void seed_rs_small(mm128 *a, const u64 *small, u32 n_small)
+{
+	const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
+	if (t >= n_small) return;
+	rs_insertsort(a + small[2 * t], (u32)(small[2 * t + 1] - small[2 * t]));
 }

@@ -20,6 +20,8 @@ const MODULE_NAME: &str = "seed";
 pub const LAUNCH_BASES: usize = 1 << 26;
 /// Bases a sketch thread owns.
 pub const CHUNK_BASES: usize = 1024;
+/// kernels/seed.cu's `RS_MIN_SIZE`: ranges of the sort this small are insertion-sorted.
+const RS_MIN_SIZE: usize = 64;
 /// A launch's kernels' block sizes (kernels/seed.cu's `SELECT_THREADS` and `RS_THREADS`).
 const SELECT_THREADS: u32 = 32;
 const RS_THREADS: u32 = 16;
@@ -209,8 +211,11 @@ struct Kernels {
     select: CudaFunction,
     expand: CudaFunction,
     compact_a: CudaFunction,
+    rs_diff: CudaFunction,
     tasks_init: CudaFunction,
-    rs_level: CudaFunction,
+    rs_hist: CudaFunction,
+    rs_permute: CudaFunction,
+    rs_small: CudaFunction,
 }
 
 impl Kernels {
@@ -226,8 +231,11 @@ impl Kernels {
             select: f("seed_select")?,
             expand: f("seed_expand")?,
             compact_a: f("seed_compact_a")?,
+            rs_diff: f("seed_rs_diff")?,
             tasks_init: f("seed_tasks_init")?,
-            rs_level: f("seed_rs_level")?,
+            rs_hist: f("seed_rs_hist")?,
+            rs_permute: f("seed_rs_permute")?,
+            rs_small: f("seed_rs_small")?,
         })
     }
 }
@@ -271,7 +279,7 @@ fn derr(what: &'static str) -> impl Fn(cudarc::driver::DriverError) -> String {
 }
 
 /// Sorts `a` (pairs of words) in each read's range `off[r]..off[r] + n[r]` as `radix_sort_128x` does, `total`
-/// elements in all: a launch per level.
+/// elements in all: a launch pair per level, then the insertion sorts.
 fn sort_ranges(
     st: &Arc<CudaStream>,
     k: &Kernels,
@@ -281,25 +289,49 @@ fn sort_ranges(
     n_reads: usize,
     total: usize,
 ) -> DResult<()> {
-    let cap = n_reads.max(total / (64 + 1) + 1);
-    // SAFETY: the first n_reads tasks are written by seed_tasks_init, later ones by seed_rs_level before read.
+    // ranges of more than 64 in a level, of 2 to 64 in all levels (they are disjoint)
+    let cap = n_reads.max(total / (RS_MIN_SIZE + 1) + 1);
+    let cap_small = total / 2 + 1;
+    // SAFETY: the first n_reads tasks are written by seed_tasks_init, later ones by seed_rs_permute before read;
+    // hist is zeroed before each level's counts; small's first counts[1] ranges are written before read.
     let mut tasks = unsafe { st.alloc::<u64>(3 * cap) }.map_err(derr("alloc"))?;
     let mut next = unsafe { st.alloc::<u64>(3 * cap) }.map_err(derr("alloc"))?;
-    let mut count = st.alloc_zeros::<u32>(1).map_err(derr("alloc"))?;
+    let mut small = unsafe { st.alloc::<u64>(2 * cap_small) }.map_err(derr("alloc"))?;
+    let mut hist = unsafe { st.alloc::<u32>(256 * cap) }.map_err(derr("alloc"))?;
+    let mut counts = st.alloc_zeros::<u32>(2).map_err(derr("alloc"))?;
+    let mut diff = st.alloc_zeros::<u64>(n_reads).map_err(derr("alloc"))?;
     let nr = n_reads as i32;
+    let mut l = st.launch_builder(&k.rs_diff);
+    l.arg(&*a).arg(off).arg(n).arg(&mut diff);
+    // SAFETY: a block per read within its range.
+    unsafe { l.launch(per_read(n_reads, READ_THREADS)) }.map_err(derr("launch"))?;
     let mut l = st.launch_builder(&k.tasks_init);
-    l.arg(off).arg(n).arg(&nr).arg(&mut tasks);
-    // SAFETY: off and n hold n_reads elements, tasks 3 * cap >= 3 * n_reads.
+    l.arg(off).arg(n).arg(&diff).arg(&nr).arg(&mut tasks);
+    // SAFETY: off, n and diff hold n_reads elements, tasks 3 * cap >= 3 * n_reads.
     unsafe { l.launch(grid(n_reads, READ_THREADS)) }.map_err(derr("launch"))?;
     let mut n_tasks = n_reads as u32;
+    let mut n_small = 0;
     while n_tasks > 0 {
-        st.memset_zeros(&mut count).map_err(derr("memset"))?;
-        let mut l = st.launch_builder(&k.rs_level);
-        l.arg(&mut *a).arg(&tasks).arg(&n_tasks).arg(&mut next).arg(&mut count);
-        // SAFETY: the tasks are disjoint ranges of a; at most total/65 ranges of more than 64 are queued (< cap).
+        st.memset_zeros(&mut hist.slice_mut(..256 * n_tasks as usize)).map_err(derr("memset"))?;
+        st.memset_zeros(&mut counts.slice_mut(..1)).map_err(derr("memset"))?;
+        let mut l = st.launch_builder(&k.rs_hist);
+        l.arg(&*a).arg(&tasks).arg(&mut hist);
+        // SAFETY: a block per task, within its range; 256 counts a task.
+        unsafe { l.launch(per_read(n_tasks as usize, READ_THREADS)) }.map_err(derr("launch"))?;
+        let mut l = st.launch_builder(&k.rs_permute);
+        l.arg(&mut *a).arg(&tasks).arg(&n_tasks).arg(&hist).arg(&mut next).arg(&mut small).arg(&mut counts);
+        // SAFETY: the tasks are disjoint ranges of a; a level queues at most total/65 ranges of more than 64 (< cap),
+        // and all levels at most total/2 of 2 to 64 (< cap_small).
         unsafe { l.launch(grid(n_tasks as usize, RS_THREADS)) }.map_err(derr("launch"))?;
-        n_tasks = st.clone_dtoh(&count).map_err(derr("download"))?[0];
+        let c = st.clone_dtoh(&counts).map_err(derr("download"))?;
+        (n_tasks, n_small) = (c[0], c[1]);
         std::mem::swap(&mut tasks, &mut next);
+    }
+    if n_small > 0 {
+        let mut l = st.launch_builder(&k.rs_small);
+        l.arg(&mut *a).arg(&small).arg(&n_small);
+        // SAFETY: disjoint ranges of a.
+        unsafe { l.launch(grid(n_small as usize, READ_THREADS)) }.map_err(derr("launch"))?;
     }
     Ok(())
 }

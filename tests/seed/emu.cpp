@@ -1,6 +1,6 @@
 // kernels/seed.cu on the host, for tests/seed/gpu.rs (`emulated_kernels_equal_twin`): no kernel there synchronizes
-// its threads or exchanges values between them (no barriers, shuffles or shared values; rs_level's one atomic
-// counter only hands out slots), so running the threads one after another is one of their legal schedules, and
+// its threads or exchanges values between them but through atomics whose order does not matter (counters that hand
+// out slots, sums, bitwise ors), so running the threads one after another is one of their legal schedules, and
 // the kernels' arithmetic is plain C++. emu_seed does what src/seed/gpu.rs's seed_launch does, step for step
 // (without --sdust-thres, whose minimizers the host makes).
 
@@ -24,6 +24,13 @@ static unsigned atomicAdd(unsigned *p, unsigned v)
 	*p += v;
 	return o;
 }
+static unsigned long long atomicOr(unsigned long long *p, unsigned long long v)
+{
+	unsigned long long o = *p;
+	*p |= v;
+	return o;
+}
+static int __clzll(long long x) { return x ? __builtin_clzll((unsigned long long)x) : 64; }
 static float __int2float_rn(int x) { return (float)x; }
 static float __ull2float_rn(unsigned long long x) { return (float)x; }
 static float __fmul_rn(float a, float b) { return a * b; }
@@ -59,15 +66,21 @@ static std::vector<u64> offsets(const std::vector<u64> &n)
 static void sort_ranges(mm128 *a, const u64 *off, const u64 *n, int n_reads, size_t total)
 {
 	const size_t cap = (size_t)n_reads > total / 65 + 1 ? (size_t)n_reads : total / 65 + 1;
-	std::vector<u64> tasks(3 * cap), next(3 * cap);
-	launch(blocks(n_reads, 128), 128, [&] { seed_tasks_init(off, n, n_reads, tasks.data()); });
+	std::vector<u64> tasks(3 * cap), next(3 * cap), small(2 * (total / 2 + 1)), diff(n_reads);
+	std::vector<u32> hist(256 * cap);
+	u32 counts[2] = {0, 0};
+	launch(n_reads, 128, [&] { seed_rs_diff(a, off, n, diff.data()); });
+	launch(blocks(n_reads, 128), 128, [&] { seed_tasks_init(off, n, diff.data(), n_reads, tasks.data()); });
 	u32 n_tasks = (u32)n_reads;
 	while (n_tasks > 0) {
-		u32 count = 0;
-		launch(blocks(n_tasks, 16), 16, [&] { seed_rs_level(a, tasks.data(), n_tasks, next.data(), &count); });
-		n_tasks = count;
+		std::fill(hist.begin(), hist.begin() + 256 * n_tasks, 0);
+		counts[0] = 0;
+		launch(n_tasks, 128, [&] { seed_rs_hist(a, tasks.data(), hist.data()); });
+		launch(blocks(n_tasks, 16), 16, [&] { seed_rs_permute(a, tasks.data(), n_tasks, hist.data(), next.data(), small.data(), counts); });
+		n_tasks = counts[0];
 		tasks.swap(next);
 	}
+	launch(blocks(counts[1], 128), 128, [&] { seed_rs_small(a, small.data(), counts[1]); });
 }
 
 template <class T> static T *out(const std::vector<T> &v)
