@@ -15,8 +15,8 @@ use rayon::prelude::*;
 use std::sync::Arc;
 
 const MODULE_NAME: &str = "seed";
-/// Bases per launch at most (a longer read runs alone): bounds the launch's device memory, about 60 bytes a
-/// base with minimap2's presets before the anchors.
+/// Bases per launch at most (a longer read runs alone): bounds the launch's device memory, about 15 bytes a
+/// base with minimap2's presets (w = 10), then about 40 an anchor (the anchors and their sort's ranges).
 pub const LAUNCH_BASES: usize = 1 << 26;
 /// Bases a sketch thread owns.
 pub const CHUNK_BASES: usize = 1024;
@@ -36,7 +36,6 @@ pub struct DeviceIndex {
     /// What [`DeviceIndex::matches`] checks against the host's index.
     shape: (usize, usize, usize),
     all_named: bool,
-    bytes: usize,
 }
 
 struct IndexBufs {
@@ -100,7 +99,6 @@ impl DeviceIndex {
             b: idx.b,
             shape: Self::shape_of(idx),
             all_named: idx.seq_name.iter().all(Option::is_some),
-            bytes,
         })
     }
 
@@ -111,11 +109,6 @@ impl DeviceIndex {
     /// Whether this is the upload of `idx` (its size: a cheap check against passing another part).
     pub fn matches(&self, idx: &FlatIndex) -> bool {
         self.b == idx.b && self.shape == Self::shape_of(idx)
-    }
-
-    /// Device memory it holds.
-    pub fn bytes(&self) -> usize {
-        self.bytes
     }
 
     /// Whether every reference has a name (`-X` and all-vs-all mapping compare them).
