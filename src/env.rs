@@ -125,6 +125,7 @@ pub static YDROP_GPU_MEM_MB: Var<usize> =
 pub static KSW_GPU_PROFILE: Var<bool> = switch("WARPALIGN_KSW_GPU_PROFILE");
 pub static CHAIN_GPU_PROFILE: Var<bool> = switch("WARPALIGN_CHAIN_GPU_PROFILE");
 pub static YDROP_GPU_PROFILE: Var<bool> = switch("WARPALIGN_YDROP_GPU_PROFILE");
+pub static SEED_GPU_PROFILE: Var<bool> = switch("WARPALIGN_SEED_GPU_PROFILE");
 pub static YDROP_SWEEP: Var<Sweep> = Var { name: "WARPALIGN_YDROP_SWEEP", accepts: "spec, 8 or 16", parse: sweep };
 pub static YDROP_AHEAD: Var<usize> = Var { name: "WARPALIGN_YDROP_AHEAD", accepts: "0 to 255 anchors", parse: ahead };
 pub static YDROP_DEPTH: Var<u32> =
@@ -167,6 +168,7 @@ static CHECKED: &[&dyn Checked] = &[
     &KSW_GPU_PROFILE,
     &CHAIN_GPU_PROFILE,
     &YDROP_GPU_PROFILE,
+    &SEED_GPU_PROFILE,
     &YDROP_SWEEP,
     &YDROP_AHEAD,
     &YDROP_DEPTH,

@@ -15,6 +15,10 @@ use warpalign::gpu::fault::{self, Fault};
 use warpalign::gpu::GpuRuntime;
 use warpalign::ksw::{self, KswExtd2Job, KswResult};
 use warpalign::ydrop::ahead::{Ahead, Taken};
+use warpalign::seed::batch::{seed_batch, seed_cpu, ReadSeeds, SeedOpt, SeedRead};
+use warpalign::seed::gpu::{seed_batch_gpu, DeviceIndex};
+use warpalign::seed::index::FlatIndex;
+use warpalign::seed::twin::hits::HitOpt;
 use warpalign::ydrop::{self, YdropJob, YdropResult};
 use warpalign::{BackendChoice, Engine};
 
@@ -212,6 +216,102 @@ fn ydrop_cases(seed: u64, n: u64, max_len: usize) -> Vec<ydrop_cases::Case> {
 #[test]
 fn ydrop_batch_recovers_from_each_step() {
     each_step_fails_once(&YdropBatch { cases: ydrop_cases(25, 1000, 2000) });
+}
+
+/// Reads cut from random references (mutated, either segment count) and an index of the references made from the
+/// twin's minimizers (its layout, not upstream's index: GPU and twin read the same one).
+struct SeedBatch {
+    index: FlatIndex,
+    reads: Vec<Vec<Vec<u8>>>,
+    opt: SeedOpt,
+}
+
+impl SeedBatch {
+    fn new(seed: u64) -> SeedBatch {
+        let mut rng = Rng::new(seed);
+        let (w, k) = (10, 15);
+        let refs: Vec<Vec<u8>> = (0..3).map(|_| (0..20_000).map(|_| b"ACGT"[rng.below(4) as usize]).collect()).collect();
+        let b = 10;
+        let mut all: Vec<(u64, u64, u64)> = vec![];
+        for (rid, r) in refs.iter().enumerate() {
+            let mut mv = vec![];
+            warpalign::seed::twin::sketch(r, w, k, rid as u32, false, &mut mv);
+            all.extend(mv.iter().map(|m| (m.x >> 8 & ((1 << b) - 1), m.x >> 8 >> b, m.y)));
+        }
+        all.sort_unstable();
+        let mut index = FlatIndex {
+            b: b as u32,
+            seq_len: refs.iter().map(|r| r.len() as u32).collect(),
+            seq_name: (0..refs.len()).map(|i| Some(format!("r{i}").into_bytes())).collect(),
+            bucket_start: vec![0],
+            keys: vec![],
+            pos_start: vec![0],
+            pos: vec![],
+        };
+        let mut at = 0;
+        for bucket in 0..1u64 << b {
+            while at < all.len() && all[at].0 == bucket {
+                let key = all[at].1;
+                index.keys.push(key);
+                while at < all.len() && (all[at].0, all[at].1) == (bucket, key) {
+                    index.pos.push(all[at].2);
+                    at += 1;
+                }
+                index.pos_start.push(index.pos.len() as u64);
+            }
+            index.bucket_start.push(index.keys.len() as u64);
+        }
+        let reads = (0..200)
+            .map(|_| {
+                (0..rng.range(1, 2))
+                    .map(|_| {
+                        let r = &refs[rng.below(3) as usize];
+                        let len = rng.range(50, 5000) as usize;
+                        let st = rng.below((r.len() - len) as u64) as usize;
+                        r[st..st + len].iter().map(|&c| if rng.chance(0.05) { b"ACGT"[rng.below(4) as usize] } else { c }).collect()
+                    })
+                    .collect()
+            })
+            .collect();
+        let opt = SeedOpt {
+            w,
+            k,
+            is_hpc: false,
+            sdust_thres: 0,
+            q_occ_frac: 0.01,
+            mid_occ: 3,
+            max_occ: 3,
+            hit: HitOpt { flag: 0, max_max_occ: 4095, occ_dist: 500 },
+        };
+        SeedBatch { index, reads, opt }
+    }
+
+    fn run<T>(&self, f: impl FnOnce(&[SeedRead]) -> T) -> T {
+        let segs: Vec<Vec<&[u8]>> = self.reads.iter().map(|r| r.iter().map(|s| &s[..]).collect()).collect();
+        let reads: Vec<SeedRead> = segs.iter().map(|s| SeedRead { segs: s, qname: None }).collect();
+        f(&reads)
+    }
+}
+
+impl Batch for SeedBatch {
+    type Out = ReadSeeds;
+    const ENGINE: fault::Engine = fault::Engine::Seed;
+    fn engine_call(&self, engine: &Engine) -> Vec<ReadSeeds> {
+        let dev = DeviceIndex::upload(&engine.gpu().expect("a GPU"), &self.index).expect("upload");
+        self.run(|reads| seed_batch(engine, &self.index, Some(&dev), &self.opt, reads)).expect("seed_batch")
+    }
+    fn gpu_call(&self, rt: &GpuRuntime) -> Result<Vec<ReadSeeds>, String> {
+        let dev = DeviceIndex::upload(rt, &self.index)?;
+        self.run(|reads| seed_batch_gpu(rt, &dev, &self.opt, reads))
+    }
+    fn twin(&self) -> Vec<ReadSeeds> {
+        self.run(|reads| reads.iter().map(|r| seed_cpu(&self.index, &self.opt, r)).collect())
+    }
+}
+
+#[test]
+fn seed_batch_recovers_from_each_step() {
+    each_step_fails_once(&SeedBatch::new(27));
 }
 
 /// LASTZ's path: the pool's GPU thread, its first batch failing at each step in turn, goes on with GPU batches,

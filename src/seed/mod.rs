@@ -3,6 +3,8 @@
 //! Minimizers use minimap2's encoding (`mm128_t`): `x = hash<<8 | span`, `y = rid<<32 | last_pos<<1 | strand`.
 //! [`twin`] is the CPU twin of the upstream functions; [`index`] is a flat, uploadable view of an upstream index.
 
+pub mod batch;
+pub mod gpu;
 pub mod index;
 pub mod twin;
 

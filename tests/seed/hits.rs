@@ -141,7 +141,7 @@ fn sketch_of(idx: &Idx) -> Sketch {
     Sketch { k: mi.k as usize, w: mi.w as usize, hpc: mi.flag as u32 & c::MM_I_HPC != 0 }
 }
 
-fn flat_of(idx: &Idx) -> FlatIndex {
+pub(crate) fn flat_of(idx: &Idx) -> FlatIndex {
     // SAFETY: a live, finished index.
     unsafe { FlatIndex::from_mm_idx(idx.0 as *const MmIdx) }
 }
@@ -187,6 +187,92 @@ fn segment(rng: &mut Rng, refs: &[Vec<u8>]) -> Vec<u8> {
     s
 }
 
+/// A random case of `random_queries`: an index upstream built, the options, the occurrence limit and the query
+/// (segments, name); `extra` more queries drawn after it on the same index (the GPU tests batch them).
+pub(crate) struct Case {
+    pub(crate) preset: &'static str,
+    pub(crate) idx: Idx,
+    pub(crate) s: Sketch,
+    pub(crate) mo: c::mm_mapopt_t,
+    pub(crate) max_occ: i32,
+    pub(crate) queries: Vec<(Vec<Vec<u8>>, Option<CString>)>,
+}
+
+/// Case `i` of the family seeded `seed`.
+pub(crate) fn random_case(seed: u64, i: u64, extra: usize) -> Case {
+    let mut rng = Rng::for_case(seed, i);
+    let preset = pick(&mut rng, PRESETS);
+    let (io, mut mo) = preset_opts(preset);
+    let s = if rng.chance(0.3) {
+        Sketch { k: rng.range(8, 24) as usize, w: rng.range(1, 20) as usize, hpc: rng.chance(0.5) }
+    } else {
+        Sketch { k: io.k as usize, w: io.w as usize, hpc: io.flag as u32 & c::MM_I_HPC != 0 }
+    };
+    let refs: Vec<Vec<u8>> = (0..rng.range(1, 4))
+        .map(|_| {
+            let len = rng.range(100, 40_000) as usize;
+            repeat_ref(&mut rng, len)
+        })
+        .collect();
+    let idx = Idx::build_named(&refs, s, pick(&mut rng, &[14, 14, 4, 0]), true);
+    // SAFETY: the options and a live index.
+    unsafe { c::warpalign_oracle_mm_mapopt_update(&mut mo, idx.0) };
+    if rng.chance(0.5) {
+        mo.mid_occ = rng.range(1, 60) as i32;
+    }
+    if rng.chance(0.3) {
+        mo.max_max_occ = rng.range(1, 300) as i32;
+    }
+    if rng.chance(0.3) {
+        mo.occ_dist = pick(&mut rng, &[0, 1, 50, 500, 5000]);
+    }
+    if rng.chance(0.2) {
+        mo.q_occ_frac = pick(&mut rng, &[0.0, 0.001, 0.05, 0.3]);
+    }
+    if rng.chance(0.2) {
+        mo.sdust_thres = pick(&mut rng, &[1, 10, 20, 30]);
+    }
+    if rng.chance(0.3) {
+        mo.flag ^= flag::HEAP_SORT;
+    }
+    if rng.chance(0.2) {
+        mo.flag |= pick(&mut rng, &[flag::NO_DIAG, flag::NO_DUAL, flag::NO_DIAG | flag::NO_DUAL]);
+    }
+    if rng.chance(0.1) {
+        mo.flag |= pick(&mut rng, &[flag::FOR_ONLY, flag::REV_ONLY]);
+    }
+    if rng.chance(0.15) && mo.flag & flag::HEAP_SORT == 0 {
+        mo.flag |= flag::QSTRAND;
+    }
+    let max_occ = if rng.chance(0.3) { rng.range(1, 5000) as i32 } else { mo.mid_occ };
+    let mut queries = vec![];
+    for q in 0..=extra {
+        let mut segs: Vec<Vec<u8>> =
+            (0..if rng.chance(0.3) { 2 } else { 1 }).map(|_| segment(&mut rng, &refs)).collect();
+        let mut qname = match rng.below(3) {
+            0 => None,
+            1 => Some(CString::new("q").unwrap()),
+            _ => Some(CString::new(format!("r{}", rng.below(refs.len() as u64))).unwrap()),
+        };
+        if q == 0 && rng.chance(0.1) {
+            // All-vs-all: a reference against itself (substitutions keep its length), so that the diagonal and
+            // self hits are there to filter and flag.
+            let j = rng.below(refs.len() as u64) as usize;
+            let mut seq = refs[j].clone();
+            for c in &mut seq {
+                if rng.chance(0.01) {
+                    *c = nt(&mut rng);
+                }
+            }
+            segs = vec![seq];
+            qname = Some(CString::new(format!("r{j}")).unwrap());
+            mo.flag |= flag::NO_DIAG;
+        }
+        queries.push((segs, qname));
+    }
+    Case { preset, idx, s, mo, max_occ, queries }
+}
+
 #[test]
 fn random_queries() {
     let n = env_u64("SEED_HITS_CASES", 3000);
@@ -196,72 +282,8 @@ fn random_queries() {
         if only.is_some_and(|o| o != i) {
             return None;
         }
-        let mut rng = Rng::for_case(seed, i);
-        let preset = pick(&mut rng, PRESETS);
-        let (io, mut mo) = preset_opts(preset);
-        let s = if rng.chance(0.3) {
-            Sketch { k: rng.range(8, 24) as usize, w: rng.range(1, 20) as usize, hpc: rng.chance(0.5) }
-        } else {
-            Sketch { k: io.k as usize, w: io.w as usize, hpc: io.flag as u32 & c::MM_I_HPC != 0 }
-        };
-        let refs: Vec<Vec<u8>> = (0..rng.range(1, 4))
-            .map(|_| {
-                let len = rng.range(100, 40_000) as usize;
-                repeat_ref(&mut rng, len)
-            })
-            .collect();
-        let idx = Idx::build_named(&refs, s, pick(&mut rng, &[14, 14, 4, 0]), true);
-        // SAFETY: the options and a live index.
-        unsafe { c::warpalign_oracle_mm_mapopt_update(&mut mo, idx.0) };
-        if rng.chance(0.5) {
-            mo.mid_occ = rng.range(1, 60) as i32;
-        }
-        if rng.chance(0.3) {
-            mo.max_max_occ = rng.range(1, 300) as i32;
-        }
-        if rng.chance(0.3) {
-            mo.occ_dist = pick(&mut rng, &[0, 1, 50, 500, 5000]);
-        }
-        if rng.chance(0.2) {
-            mo.q_occ_frac = pick(&mut rng, &[0.0, 0.001, 0.05, 0.3]);
-        }
-        if rng.chance(0.2) {
-            mo.sdust_thres = pick(&mut rng, &[1, 10, 20, 30]);
-        }
-        if rng.chance(0.3) {
-            mo.flag ^= flag::HEAP_SORT;
-        }
-        if rng.chance(0.2) {
-            mo.flag |= pick(&mut rng, &[flag::NO_DIAG, flag::NO_DUAL, flag::NO_DIAG | flag::NO_DUAL]);
-        }
-        if rng.chance(0.1) {
-            mo.flag |= pick(&mut rng, &[flag::FOR_ONLY, flag::REV_ONLY]);
-        }
-        if rng.chance(0.15) && mo.flag & flag::HEAP_SORT == 0 {
-            mo.flag |= flag::QSTRAND;
-        }
-        let max_occ = if rng.chance(0.3) { rng.range(1, 5000) as i32 } else { mo.mid_occ };
-        let mut segs: Vec<Vec<u8>> =
-            (0..if rng.chance(0.3) { 2 } else { 1 }).map(|_| segment(&mut rng, &refs)).collect();
-        let mut qname = match rng.below(3) {
-            0 => None,
-            1 => Some(CString::new("q").unwrap()),
-            _ => Some(CString::new(format!("r{}", rng.below(refs.len() as u64))).unwrap()),
-        };
-        if rng.chance(0.1) {
-            // All-vs-all: a reference against itself (substitutions keep its length), so that the diagonal and
-            // self hits are there to filter and flag.
-            let j = rng.below(refs.len() as u64) as usize;
-            let mut q = refs[j].clone();
-            for c in &mut q {
-                if rng.chance(0.01) {
-                    *c = nt(&mut rng);
-                }
-            }
-            segs = vec![q];
-            qname = Some(CString::new(format!("r{j}")).unwrap());
-            mo.flag |= flag::NO_DIAG;
-        }
+        let Case { preset, idx, s, mo, max_occ, queries } = random_case(seed, i, 0);
+        let (segs, qname) = &queries[0];
         let segs: Vec<&[u8]> = segs.iter().map(|s| &s[..]).collect();
         let o = oracle(&idx, &mo, &segs, qname.as_ref(), max_occ);
         let t = twin(&flat_of(&idx), sketch_of(&idx), &mo, &segs, qname.as_ref(), max_occ);

@@ -1,9 +1,11 @@
 //! The seed engine (minimap2's seeding): the Rust twins of `mm_sketch` and of the steps to anchors, and the flat
-//! index view, against upstream's C (the oracle). Each module's header lists its knobs.
+//! index view, against upstream's C (the oracle); the GPU path and the batch call against the twins (`gpu`). Each
+//! module's header lists its knobs.
 
 #[path = "../common/mod.rs"]
 mod common;
 
+mod gpu;
 mod hits;
 mod index;
 mod sdust;

@@ -32,7 +32,7 @@ fn base(rng: &mut Rng) -> u8 {
 }
 
 /// A random sequence of one of the shapes in the header.
-fn random_seq(rng: &mut Rng, len: usize) -> Vec<u8> {
+pub(crate) fn random_seq(rng: &mut Rng, len: usize) -> Vec<u8> {
     let mut s = Vec::with_capacity(len + 64);
     match rng.below(4) {
         0 => {
@@ -76,7 +76,7 @@ fn random_seq(rng: &mut Rng, len: usize) -> Vec<u8> {
     s
 }
 
-fn random_params(rng: &mut Rng, presets: &[(String, Sketch)]) -> Sketch {
+pub(crate) fn random_params(rng: &mut Rng, presets: &[(String, Sketch)]) -> Sketch {
     if rng.chance(0.5) {
         return presets[rng.below(presets.len() as u64) as usize].1;
     }

@@ -1,0 +1,94 @@
+//! The seed engine's batch call: for each read (one or more segments, as `collect_seed_hits` takes them), what
+//! minimap2's seeding makes of it: the minimizers after `--q-occ-frac` (which minimap2 keeps for its second round
+//! of seeding) and the anchors with `rep_len` and `mini_pos`. On the GPU when one runs, the index is uploaded
+//! ([`DeviceIndex`]) and the batch is large enough; else, and with the heap variant of the short-read presets
+//! (`MM_F_HEAP_SORT`), on the CPU twin.
+
+use super::gpu::{self, DeviceIndex};
+use super::index::FlatIndex;
+use super::twin::hits::{self, flag, HitOpt, SeedHits};
+use super::Minimizer;
+use crate::gpu::GPU_MIN_JOBS;
+use crate::{Engine, Error, Result};
+use rayon::prelude::*;
+
+/// What the seeding reads of minimap2's options: the index's sketch (`w`, `k`, HPC) and the mapping options.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SeedOpt {
+    pub w: usize,
+    pub k: usize,
+    pub is_hpc: bool,
+    /// `--sdust-thres` (0: off).
+    pub sdust_thres: i32,
+    /// `--q-occ-frac`, with `mid_occ` as its count limit (`mm_seed_mz_flt(.., opt->mid_occ, ..)`).
+    pub q_occ_frac: f32,
+    pub mid_occ: i32,
+    /// The occurrence limit of this round (`mid_occ`, or `max_occ` when minimap2 seeds again).
+    pub max_occ: i32,
+    pub hit: HitOpt,
+}
+
+/// One read: its segments (non-empty) and its name (for `-X` and all-vs-all mapping).
+#[derive(Debug, Clone, Copy)]
+pub struct SeedRead<'a> {
+    pub segs: &'a [&'a [u8]],
+    pub qname: Option<&'a [u8]>,
+}
+
+/// A read's seeding.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ReadSeeds {
+    /// The minimizers after `--q-occ-frac`.
+    pub mv: Vec<Minimizer>,
+    pub hits: SeedHits,
+}
+
+/// One read on the CPU: the twin's steps, as minimap2's `mm_map_frag` calls them.
+pub fn seed_cpu(idx: &FlatIndex, opt: &SeedOpt, read: &SeedRead) -> ReadSeeds {
+    let mut mv = vec![];
+    hits::collect_minimizers(opt.w, opt.k, opt.is_hpc, opt.sdust_thres, read.segs, &mut mv);
+    if opt.q_occ_frac > 0.0 {
+        hits::seed_mz_flt(&mut mv, opt.mid_occ, opt.q_occ_frac);
+    }
+    let qlen = read.segs.iter().fold(0i32, |s, g| s.wrapping_add(g.len() as i32));
+    let h = if opt.hit.flag & flag::HEAP_SORT != 0 {
+        hits::collect_seed_hits_heap(&opt.hit, opt.max_occ, idx, read.qname, &mv, qlen)
+    } else {
+        hits::collect_seed_hits(&opt.hit, opt.max_occ, idx, read.qname, &mv, qlen)
+    };
+    ReadSeeds { mv, hits: h }
+}
+
+/// Why the batch cannot be seeded at all (upstream would abort), or None.
+fn refusal(opt: &SeedOpt, reads: &[SeedRead]) -> Option<String> {
+    if !(1..256).contains(&opt.w) || !(1..=28).contains(&opt.k) {
+        return Some(format!("seed: w {} and k {} must be in 1..=255 and 1..=28", opt.w, opt.k));
+    }
+    let bad = reads.iter().position(|r| r.segs.is_empty() || r.segs.iter().any(|s| s.is_empty() || s.len() > i32::MAX as usize))?;
+    Some(format!("seed read {bad}: no segment, or an empty or longer than 2^31-1 one"))
+}
+
+/// Whether the GPU path takes this batch: the heap variant and name comparisons against an index without
+/// names stay on the CPU.
+fn gpu_takes(dev: &DeviceIndex, idx: &FlatIndex, opt: &SeedOpt, reads: &[SeedRead]) -> bool {
+    let names = opt.hit.flag & (flag::NO_DIAG | flag::NO_DUAL) != 0 && reads.iter().any(|r| r.qname.is_some());
+    reads.len() >= GPU_MIN_JOBS && opt.hit.flag & flag::HEAP_SORT == 0 && (!names || dev.all_named()) && dev.matches(idx)
+}
+
+/// Seeds every read of `reads` against `idx` (whose upload, when there is one, is `dev`): `out[i]` is read i's.
+/// An invalid batch (w, k, an empty segment) is [`Error::InvalidArgument`]; a GPU failure is redone on the CPU
+/// (one notice per process).
+pub fn seed_batch(engine: &Engine, idx: &FlatIndex, dev: Option<&DeviceIndex>, opt: &SeedOpt, reads: &[SeedRead]) -> Result<Vec<ReadSeeds>> {
+    if let Some(why) = refusal(opt, reads) {
+        return Err(Error::InvalidArgument(why));
+    }
+    if let Some(dev) = dev.filter(|d| gpu_takes(d, idx, opt, reads)) {
+        if let Some(rt) = engine.gpu() {
+            match gpu::seed_batch_gpu(&rt, dev, opt, reads) {
+                Ok(out) => return Ok(out),
+                Err(e) => crate::engine::gpu_failed_notice(&e),
+            }
+        }
+    }
+    Ok(reads.par_iter().with_max_len(1).map(|r| seed_cpu(idx, opt, r)).collect())
+}

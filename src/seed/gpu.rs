@@ -1,0 +1,562 @@
+//! minimap2's seeding on the GPU (kernels/seed.cu), bit-exact with [`super::twin::hits`]: the index uploaded once
+//! ([`DeviceIndex`]), then per launch of reads the sketch, `--q-occ-frac`, the lookups, the occurrence limits,
+//! the anchors and their sort, each a kernel over the whole launch; the host only sums counts between them
+//! (offsets of each read's minimizers and anchors) and, with `--sdust-thres`, computes the minimizers itself
+//! (the twin's sketch and dust filter, uploaded in place of the sketch kernel's).
+
+use super::batch::{ReadSeeds, SeedOpt, SeedRead};
+use super::index::FlatIndex;
+use super::twin::hits::{collect_minimizers, flag, SeedHits};
+use super::Minimizer;
+use crate::gpu::fault::{self, Step};
+use crate::gpu::{gate, GpuRuntime};
+use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use rayon::prelude::*;
+use std::sync::Arc;
+
+const MODULE_NAME: &str = "seed";
+/// Bases per launch at most (a longer read runs alone): bounds the launch's device memory, about 15 bytes a
+/// base with minimap2's presets (w = 10), then about 40 an anchor (the anchors and their sort's ranges).
+pub const LAUNCH_BASES: usize = 1 << 26;
+/// Bases a sketch thread owns.
+pub const CHUNK_BASES: usize = 1024;
+/// kernels/seed.cu's `RS_MIN_SIZE`: ranges of the sort this small are insertion-sorted.
+const RS_MIN_SIZE: usize = 64;
+/// A launch's kernels' block sizes (kernels/seed.cu's `SELECT_THREADS` and `RS_THREADS`).
+const SELECT_THREADS: u32 = 32;
+const RS_THREADS: u32 = 16;
+const READ_THREADS: u32 = 128;
+const EXPAND_THREADS: u32 = 256;
+
+/// The device's copy of a [`FlatIndex`] (one part of a multi-part index: upload the next part in its place), kept
+/// for the run; the references' lengths and names go with it for the anchors' filters.
+pub struct DeviceIndex {
+    bufs: Option<IndexBufs>,
+    b: u32,
+    /// What [`DeviceIndex::matches`] checks against the host's index.
+    shape: (usize, usize, usize),
+    all_named: bool,
+}
+
+struct IndexBufs {
+    bucket_start: CudaSlice<u64>,
+    keys: CudaSlice<u64>,
+    pos_start: CudaSlice<u64>,
+    pos: CudaSlice<u64>,
+    seq_len: CudaSlice<u32>,
+    name_off: CudaSlice<u64>,
+    names: CudaSlice<u8>,
+}
+
+impl Drop for DeviceIndex {
+    fn drop(&mut self) {
+        if let Some(b) = self.bufs.take() {
+            gate::dispose(b);
+        }
+    }
+}
+
+/// The host's copy of `v`, one element at least (a device buffer is never empty).
+fn non_empty<T: Copy + Default>(v: &[T]) -> Vec<T> {
+    if v.is_empty() {
+        vec![T::default()]
+    } else {
+        v.to_vec()
+    }
+}
+
+impl DeviceIndex {
+    /// Uploads `idx`. An error when it would take more than three quarters of the free device memory (the rest
+    /// is for the batches), or on a CUDA error: the caller seeds on the CPU instead.
+    pub fn upload(rt: &GpuRuntime, idx: &FlatIndex) -> Result<DeviceIndex, String> {
+        let mut name_off = vec![0u64];
+        let mut names = Vec::new();
+        for n in &idx.seq_name {
+            names.extend_from_slice(n.as_deref().unwrap_or_default());
+            name_off.push(names.len() as u64);
+        }
+        let bytes = 8 * (idx.bucket_start.len() + idx.keys.len() + idx.pos_start.len() + idx.pos.len() + name_off.len())
+            + 4 * idx.seq_len.len()
+            + names.len();
+        let (free, _) = rt.context().mem_get_info().map_err(|e| format!("seed index: mem_get_info: {e:?}"))?;
+        if bytes > free / 4 * 3 {
+            return Err(format!("seed index: {bytes} bytes do not fit the GPU ({free} bytes free)"));
+        }
+        let err = |e: cudarc::driver::DriverError| format!("seed index upload: {e:?}");
+        let st = rt.lease_stream()?;
+        let bufs = IndexBufs {
+            bucket_start: st.clone_htod(&non_empty(&idx.bucket_start)).map_err(err)?,
+            keys: st.clone_htod(&non_empty(&idx.keys)).map_err(err)?,
+            pos_start: st.clone_htod(&non_empty(&idx.pos_start)).map_err(err)?,
+            pos: st.clone_htod(&non_empty(&idx.pos)).map_err(err)?,
+            seq_len: st.clone_htod(&non_empty(&idx.seq_len)).map_err(err)?,
+            name_off: st.clone_htod(&name_off).map_err(err)?,
+            names: st.clone_htod(&non_empty(&names)).map_err(err)?,
+        };
+        st.synchronize().map_err(err)?;
+        Ok(DeviceIndex {
+            bufs: Some(bufs),
+            b: idx.b,
+            shape: Self::shape_of(idx),
+            all_named: idx.seq_name.iter().all(Option::is_some),
+        })
+    }
+
+    fn shape_of(idx: &FlatIndex) -> (usize, usize, usize) {
+        (idx.bucket_start.len(), idx.keys.len(), idx.pos.len())
+    }
+
+    /// Whether this is the upload of `idx` (its size: a cheap check against passing another part).
+    pub fn matches(&self, idx: &FlatIndex) -> bool {
+        self.b == idx.b && self.shape == Self::shape_of(idx)
+    }
+
+    /// Whether every reference has a name (`-X` and all-vs-all mapping compare them).
+    pub fn all_named(&self) -> bool {
+        self.all_named
+    }
+
+    fn bufs(&self) -> &IndexBufs {
+        self.bufs.as_ref().expect("an index holds its buffers until dropped")
+    }
+
+    fn context(&self) -> &Arc<CudaContext> {
+        self.bufs().pos.stream().context()
+    }
+}
+
+/// The segments' layout and the sketch's chunks: what the host computes before the first kernel.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Layout {
+    /// The reads' bases back to back.
+    pub bases: Vec<u8>,
+    /// Per segment: its offset in `bases`, its length, its index in its read (`rid`), and what its minimizers'
+    /// `y` get added (upstream's `sum << 1`, the segments before it).
+    pub seg_off: Vec<u64>,
+    pub seg_len: Vec<u32>,
+    pub seg_rid: Vec<u32>,
+    pub seg_add: Vec<u64>,
+    /// Per chunk: its segment and its first base.
+    pub chunk_seg: Vec<u32>,
+    pub chunk_beg: Vec<u32>,
+    /// Per read: its first chunk (and one past the last read's).
+    pub read_chunk: Vec<usize>,
+    /// Per read: the sum of its segments' lengths (upstream's `int qlen_sum`).
+    pub qlen: Vec<i32>,
+}
+
+impl Layout {
+    /// The layout of `reads` with chunks of `chunk` bases (segments non-empty).
+    pub fn new(reads: &[SeedRead], chunk: usize) -> Layout {
+        let mut l = Layout::default();
+        for r in reads {
+            l.read_chunk.push(l.chunk_seg.len());
+            let mut sum = 0i32;
+            for (i, s) in r.segs.iter().enumerate() {
+                let sg = l.seg_len.len() as u32;
+                l.seg_off.push(l.bases.len() as u64);
+                l.seg_len.push(s.len() as u32);
+                l.seg_rid.push(i as u32);
+                l.seg_add.push(sum.wrapping_shl(1) as i64 as u64);
+                l.bases.extend_from_slice(s);
+                for beg in (0..s.len()).step_by(chunk) {
+                    l.chunk_seg.push(sg);
+                    l.chunk_beg.push(beg as u32);
+                }
+                sum = sum.wrapping_add(s.len() as i32);
+            }
+            l.qlen.push(sum);
+        }
+        l.read_chunk.push(l.chunk_seg.len());
+        l
+    }
+}
+
+/// Exclusive prefix sums of `n` (one more element: the total).
+pub fn offsets(n: impl IntoIterator<Item = u64>) -> Vec<u64> {
+    let mut o = vec![0u64];
+    for x in n {
+        o.push(o.last().unwrap() + x);
+    }
+    o
+}
+
+fn grid(n: usize, threads: u32) -> LaunchConfig {
+    LaunchConfig { grid_dim: ((n as u32).div_ceil(threads).max(1), 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 }
+}
+
+fn per_read(n_reads: usize, threads: u32) -> LaunchConfig {
+    LaunchConfig { grid_dim: (n_reads as u32, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 }
+}
+
+/// `Minimizer`s (or anchors, the same type) from their words.
+fn pairs(words: &[u64]) -> Vec<Minimizer> {
+    words.chunks_exact(2).map(|w| Minimizer { x: w[0], y: w[1] }).collect()
+}
+
+/// The functions of the module, loaded once per launch.
+struct Kernels {
+    sketch: CudaFunction,
+    qocc_pairs: CudaFunction,
+    qocc_mark: CudaFunction,
+    compact_mv: CudaFunction,
+    lookup: CudaFunction,
+    select: CudaFunction,
+    expand: CudaFunction,
+    compact_a: CudaFunction,
+    rs_diff: CudaFunction,
+    tasks_init: CudaFunction,
+    rs_hist: CudaFunction,
+    rs_permute: CudaFunction,
+    rs_small: CudaFunction,
+}
+
+impl Kernels {
+    fn load(rt: &GpuRuntime) -> Result<Kernels, String> {
+        let m = rt.module(MODULE_NAME)?;
+        let f = |name: &str| m.load_function(name).map_err(|e| format!("loading {name}: {e:?}"));
+        Ok(Kernels {
+            sketch: f("seed_sketch")?,
+            qocc_pairs: f("seed_qocc_pairs")?,
+            qocc_mark: f("seed_qocc_mark")?,
+            compact_mv: f("seed_compact_mv")?,
+            lookup: f("seed_lookup")?,
+            select: f("seed_select")?,
+            expand: f("seed_expand")?,
+            compact_a: f("seed_compact_a")?,
+            rs_diff: f("seed_rs_diff")?,
+            tasks_init: f("seed_tasks_init")?,
+            rs_hist: f("seed_rs_hist")?,
+            rs_permute: f("seed_rs_permute")?,
+            rs_small: f("seed_rs_small")?,
+        })
+    }
+}
+
+type DResult<T> = Result<T, String>;
+
+/// A launch's steps timed on its stream, when `WARPALIGN_SEED_GPU_PROFILE=1`.
+struct Profile {
+    marks: Option<Vec<(&'static str, CudaEvent)>>,
+    t0: std::time::Instant,
+}
+
+impl Profile {
+    fn new() -> Profile {
+        let on = crate::env::SEED_GPU_PROFILE.get().unwrap_or(false);
+        Profile { marks: on.then(Vec::new), t0: std::time::Instant::now() }
+    }
+
+    /// The end of step `name` (the first mark is the start).
+    fn mark(&mut self, st: &Arc<CudaStream>, name: &'static str) -> DResult<()> {
+        if let Some(m) = &mut self.marks {
+            m.push((name, st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map_err(derr("event"))?));
+        }
+        Ok(())
+    }
+
+    fn print(&self, reads: usize, bases: usize, minimizers: usize, anchors: usize) {
+        let Some(m) = &self.marks else { return };
+        let steps: Vec<String> =
+            m.windows(2).map(|w| format!("{} {:.2} ms", w[1].0, w[0].1.elapsed_ms(&w[1].1).unwrap_or(f32::NAN))).collect();
+        eprintln!(
+            "seed gpu: reads {reads} bases {bases} minimizers {minimizers} anchors {anchors}: {}; {:.2} ms in all",
+            steps.join(", "),
+            self.t0.elapsed().as_secs_f64() * 1e3
+        );
+    }
+}
+
+fn derr(what: &'static str) -> impl Fn(cudarc::driver::DriverError) -> String {
+    move |e| format!("seed gpu {what}: {e:?}")
+}
+
+/// Sorts `a` (pairs of words) in each read's range `off[r]..off[r] + n[r]` as `radix_sort_128x` does, `total`
+/// elements in all: a launch pair per level, then the insertion sorts.
+fn sort_ranges(
+    st: &Arc<CudaStream>,
+    k: &Kernels,
+    a: &mut CudaSlice<u64>,
+    off: &CudaSlice<u64>,
+    n: &CudaSlice<u64>,
+    n_reads: usize,
+    total: usize,
+) -> DResult<()> {
+    // ranges of more than 64 in a level, of 2 to 64 in all levels (they are disjoint)
+    let cap = n_reads.max(total / (RS_MIN_SIZE + 1) + 1);
+    let cap_small = total / 2 + 1;
+    // SAFETY: the first n_reads tasks are written by seed_tasks_init, later ones by seed_rs_permute before read;
+    // hist is zeroed before each level's counts; small's first counts[1] ranges are written before read.
+    let mut tasks = unsafe { st.alloc::<u64>(3 * cap) }.map_err(derr("alloc"))?;
+    let mut next = unsafe { st.alloc::<u64>(3 * cap) }.map_err(derr("alloc"))?;
+    let mut small = unsafe { st.alloc::<u64>(2 * cap_small) }.map_err(derr("alloc"))?;
+    let mut hist = unsafe { st.alloc::<u32>(256 * cap) }.map_err(derr("alloc"))?;
+    let mut counts = st.alloc_zeros::<u32>(2).map_err(derr("alloc"))?;
+    let mut diff = st.alloc_zeros::<u64>(n_reads).map_err(derr("alloc"))?;
+    let nr = n_reads as i32;
+    let mut l = st.launch_builder(&k.rs_diff);
+    l.arg(&*a).arg(off).arg(n).arg(&mut diff);
+    // SAFETY: a block per read within its range.
+    unsafe { l.launch(per_read(n_reads, READ_THREADS)) }.map_err(derr("launch"))?;
+    let mut l = st.launch_builder(&k.tasks_init);
+    l.arg(off).arg(n).arg(&diff).arg(&nr).arg(&mut tasks);
+    // SAFETY: off, n and diff hold n_reads elements, tasks 3 * cap >= 3 * n_reads.
+    unsafe { l.launch(grid(n_reads, READ_THREADS)) }.map_err(derr("launch"))?;
+    let mut n_tasks = n_reads as u32;
+    let mut n_small = 0;
+    while n_tasks > 0 {
+        st.memset_zeros(&mut hist.slice_mut(..256 * n_tasks as usize)).map_err(derr("memset"))?;
+        st.memset_zeros(&mut counts.slice_mut(..1)).map_err(derr("memset"))?;
+        let mut l = st.launch_builder(&k.rs_hist);
+        l.arg(&*a).arg(&tasks).arg(&mut hist);
+        // SAFETY: a block per task, within its range; 256 counts a task.
+        unsafe { l.launch(per_read(n_tasks as usize, READ_THREADS)) }.map_err(derr("launch"))?;
+        let mut l = st.launch_builder(&k.rs_permute);
+        l.arg(&mut *a).arg(&tasks).arg(&n_tasks).arg(&hist).arg(&mut next).arg(&mut small).arg(&mut counts);
+        // SAFETY: the tasks are disjoint ranges of a; a level queues at most total/65 ranges of more than 64 (< cap),
+        // and all levels at most total/2 of 2 to 64 (< cap_small).
+        unsafe { l.launch(grid(n_tasks as usize, RS_THREADS)) }.map_err(derr("launch"))?;
+        let c = st.clone_dtoh(&counts).map_err(derr("download"))?;
+        (n_tasks, n_small) = (c[0], c[1]);
+        std::mem::swap(&mut tasks, &mut next);
+    }
+    if n_small > 0 {
+        let mut l = st.launch_builder(&k.rs_small);
+        l.arg(&mut *a).arg(&small).arg(&n_small);
+        // SAFETY: disjoint ranges of a.
+        unsafe { l.launch(grid(n_small as usize, READ_THREADS)) }.map_err(derr("launch"))?;
+    }
+    Ok(())
+}
+
+/// The minimizers of every read as `collect_minimizers` makes them, on the device: the buffer (pairs of words),
+/// each read's offset in it and count.
+fn minimizers(
+    st: &Arc<CudaStream>,
+    k: &Kernels,
+    opt: &SeedOpt,
+    reads: &[SeedRead],
+    layout: &Layout,
+    chunk: usize,
+    fault: &fault::Batch,
+) -> DResult<(CudaSlice<u64>, Vec<u64>, Vec<u64>)> {
+    let n_reads = reads.len();
+    if opt.sdust_thres > 0 {
+        // sdust's intervals come from a sequential scan of each segment: the twin makes these minimizers.
+        let mvs: Vec<Vec<Minimizer>> = reads
+            .par_iter()
+            .map(|r| {
+                let mut mv = vec![];
+                collect_minimizers(opt.w, opt.k, opt.is_hpc, opt.sdust_thres, r.segs, &mut mv);
+                mv
+            })
+            .collect();
+        let off = offsets(mvs.iter().map(|m| m.len() as u64));
+        let words: Vec<u64> = mvs.iter().flatten().flat_map(|m| [m.x, m.y]).collect();
+        fault.check(Step::Copy)?;
+        let mv = st.clone_htod(&non_empty(&words)).map_err(derr("upload"))?;
+        let n = mvs.iter().map(|m| m.len() as u64).collect();
+        return Ok((mv, off[..n_reads].to_vec(), n));
+    }
+    let n_chunks = layout.chunk_seg.len();
+    fault.check(Step::Copy)?;
+    let bases = st.clone_htod(&non_empty(&layout.bases)).map_err(derr("upload"))?;
+    let chunk_seg = st.clone_htod(&non_empty(&layout.chunk_seg)).map_err(derr("upload"))?;
+    let chunk_beg = st.clone_htod(&non_empty(&layout.chunk_beg)).map_err(derr("upload"))?;
+    let seg_off = st.clone_htod(&non_empty(&layout.seg_off)).map_err(derr("upload"))?;
+    let seg_len = st.clone_htod(&non_empty(&layout.seg_len)).map_err(derr("upload"))?;
+    let seg_rid = st.clone_htod(&non_empty(&layout.seg_rid)).map_err(derr("upload"))?;
+    let seg_add = st.clone_htod(&non_empty(&layout.seg_add)).map_err(derr("upload"))?;
+    let mut count = st.alloc_zeros::<u64>(n_chunks.max(1)).map_err(derr("alloc"))?;
+    // each thread keeps w minimizers in shared memory: at most 48 KiB a block
+    let threads = (49152 / (16 * opt.w)).min(128) as u32;
+    let mut cfg = grid(n_chunks, threads);
+    cfg.shared_mem_bytes = threads * 16 * opt.w as u32;
+    let (nc, cl, w, kk, hpc) = (n_chunks as i32, chunk as i32, opt.w as i32, opt.k as i32, opt.is_hpc as i32);
+    let null = 0u64;
+    let sketch = |count: &mut CudaSlice<u64>, out: Option<(&CudaSlice<u64>, &mut CudaSlice<u64>)>| {
+        let mut l = st.launch_builder(&k.sketch);
+        l.arg(&bases).arg(&chunk_seg).arg(&chunk_beg).arg(&nc).arg(&cl).arg(&seg_off).arg(&seg_len).arg(&seg_rid);
+        l.arg(&seg_add).arg(&w).arg(&kk).arg(&hpc).arg(count);
+        match out {
+            Some((out_off, out)) => l.arg(out_off).arg(out),
+            None => l.arg(&null).arg(&null),
+        };
+        // SAFETY: the tables hold n_chunks chunks and their segments; out (when given) holds every chunk's
+        // minimizers at out_off, as the counting launch counted them; shared memory is w slots a thread.
+        unsafe { l.launch(cfg) }.map_err(derr("launch"))
+    };
+    sketch(&mut count, None)?;
+    let counts = st.clone_dtoh(&count).map_err(derr("download"))?;
+    let chunk_off = offsets(counts[..n_chunks].iter().copied());
+    let total = chunk_off[n_chunks] as usize;
+    let d_off = st.clone_htod(&non_empty(&chunk_off[..n_chunks])).map_err(derr("upload"))?;
+    // SAFETY: every minimizer is written by the second launch.
+    let mut mv = unsafe { st.alloc::<u64>(2 * total.max(1)) }.map_err(derr("alloc"))?;
+    sketch(&mut count, Some((&d_off, &mut mv)))?;
+    let off = (0..n_reads).map(|r| chunk_off[layout.read_chunk[r]]).collect();
+    let n = (0..n_reads).map(|r| chunk_off[layout.read_chunk[r + 1]] - chunk_off[layout.read_chunk[r]]).collect();
+    Ok((mv, off, n))
+}
+
+/// One launch: `reads` (segments non-empty) seeded against `dev`, sketch chunks of `chunk` bases; `fault`: the GPU
+/// batch it is part of (tests inject failures through it).
+pub fn seed_launch(
+    rt: &GpuRuntime,
+    dev: &DeviceIndex,
+    opt: &SeedOpt,
+    reads: &[SeedRead],
+    chunk: usize,
+    fault: &fault::Batch,
+) -> DResult<Vec<ReadSeeds>> {
+    let n_reads = reads.len();
+    if n_reads == 0 {
+        return Ok(vec![]);
+    }
+    if !Arc::ptr_eq(dev.context(), rt.context()) {
+        return Err("seed gpu: the index was uploaded through another GPU runtime".into());
+    }
+    let mut prof = Profile::new();
+    let k = Kernels::load(rt)?;
+    let ix = dev.bufs();
+    let st = rt.lease_stream()?;
+    prof.mark(&st, "start")?;
+    let layout = Layout::new(reads, chunk);
+    let (mut mv, mv_off, mv_n) = minimizers(&st, &k, opt, reads, &layout, chunk, fault)?;
+    prof.mark(&st, "sketch")?;
+    let total = mv_off.last().map_or(0, |o| (o + mv_n[n_reads - 1]) as usize);
+    let r_off = st.clone_htod(&mv_off).map_err(derr("upload"))?;
+    let mut r_n = st.clone_htod(&mv_n).map_err(derr("upload"))?;
+    let r_qlen = st.clone_htod(&layout.qlen).map_err(derr("upload"))?;
+    let nr = n_reads as i32;
+
+    // --q-occ-frac
+    if opt.q_occ_frac > 0.0 && opt.mid_occ > 0 && total > 0 {
+        // SAFETY: written by seed_qocc_pairs where read (pair_n says how many).
+        let mut pairs_d = unsafe { st.alloc::<u64>(2 * total) }.map_err(derr("alloc"))?;
+        let mut pair_n = st.alloc_zeros::<u64>(n_reads).map_err(derr("alloc"))?;
+        let mut l = st.launch_builder(&k.qocc_pairs);
+        l.arg(&mv).arg(&r_off).arg(&r_n).arg(&opt.mid_occ).arg(&mut pairs_d).arg(&mut pair_n);
+        // SAFETY: a block per read, each within its range of mv and pairs.
+        unsafe { l.launch(per_read(n_reads, READ_THREADS)) }.map_err(derr("launch"))?;
+        sort_ranges(&st, &k, &mut pairs_d, &r_off, &pair_n, n_reads, total)?;
+        let mut l = st.launch_builder(&k.qocc_mark);
+        l.arg(&mut mv).arg(&r_off).arg(&pair_n).arg(&pairs_d).arg(&opt.mid_occ).arg(&opt.q_occ_frac);
+        // SAFETY: as above.
+        unsafe { l.launch(per_read(n_reads, READ_THREADS)) }.map_err(derr("launch"))?;
+        let mut l = st.launch_builder(&k.compact_mv);
+        l.arg(&mut mv).arg(&r_off).arg(&mut r_n).arg(&nr);
+        // SAFETY: a thread per read, within its range.
+        unsafe { l.launch(grid(n_reads, READ_THREADS)) }.map_err(derr("launch"))?;
+        prof.mark(&st, "q-occ")?;
+    }
+
+    // lookups and occurrence limits
+    let cap = total.max(1);
+    fault.check(Step::Alloc)?;
+    // SAFETY: seed_lookup writes every seed of every read's range before seed_select reads it.
+    let mut seeds = unsafe { st.alloc::<u64>(3 * cap) }.map_err(derr("alloc"))?;
+    let b = dev.b as i32;
+    let mut l = st.launch_builder(&k.lookup);
+    l.arg(&mv).arg(&r_off).arg(&r_n).arg(&b).arg(&ix.bucket_start).arg(&ix.keys).arg(&ix.pos_start).arg(&mut seeds);
+    fault.check(Step::Launch)?;
+    // SAFETY: a block per read within its ranges; the index arrays are FlatIndex's.
+    unsafe { l.launch(per_read(n_reads, READ_THREADS)) }.map_err(derr("launch"))?;
+    // SAFETY: seed_select writes the first r_nseed[r] of each read's range, all that is read.
+    let mut a_rel = unsafe { st.alloc::<u64>(cap) }.map_err(derr("alloc"))?;
+    let mut mini_pos = unsafe { st.alloc::<u64>(cap) }.map_err(derr("alloc"))?;
+    let mut r_nseed = st.alloc_zeros::<u64>(n_reads).map_err(derr("alloc"))?;
+    let mut r_na = st.alloc_zeros::<u64>(n_reads).map_err(derr("alloc"))?;
+    let mut r_rep = st.alloc_zeros::<i32>(n_reads).map_err(derr("alloc"))?;
+    let (max_occ, max_max_occ, dist) = (opt.max_occ, opt.hit.max_max_occ, opt.hit.occ_dist);
+    let mut l = st.launch_builder(&k.select);
+    l.arg(&mut seeds).arg(&r_off).arg(&r_n).arg(&r_qlen).arg(&nr).arg(&max_occ).arg(&max_max_occ).arg(&dist);
+    l.arg(&mut a_rel).arg(&mut mini_pos).arg(&mut r_nseed).arg(&mut r_na).arg(&mut r_rep);
+    // SAFETY: a thread per read within its ranges; blocks of SELECT_THREADS, the kernel's heap slots.
+    unsafe { l.launch(grid(n_reads, SELECT_THREADS)) }.map_err(derr("launch"))?;
+
+    prof.mark(&st, "lookups and limits")?;
+
+    // anchors
+    fault.check(Step::Sync)?;
+    let na = st.clone_dtoh(&r_na).map_err(derr("download"))?;
+    let a_off_h = offsets(na.iter().copied());
+    if na.iter().any(|&n| n > u32::MAX as u64) {
+        return Err("seed gpu: a read with more than 2^32 anchors".into());
+    }
+    let total_a = a_off_h[n_reads] as usize;
+    let a_off = st.clone_htod(&a_off_h[..n_reads]).map_err(derr("upload"))?;
+    let mut qname_off = vec![0u64];
+    let mut qnames = Vec::new();
+    let has_qname: Vec<u8> = reads.iter().map(|r| r.qname.is_some() as u8).collect();
+    for r in reads {
+        qnames.extend_from_slice(r.qname.unwrap_or_default());
+        qname_off.push(qnames.len() as u64);
+    }
+    let d_has_qname = st.clone_htod(&has_qname).map_err(derr("upload"))?;
+    let d_qname_off = st.clone_htod(&qname_off).map_err(derr("upload"))?;
+    let d_qnames = st.clone_htod(&non_empty(&qnames)).map_err(derr("upload"))?;
+    // SAFETY: seed_expand writes every anchor it keeps; seed_compact_a (when it may drop) closes the gaps.
+    let mut anchors = unsafe { st.alloc::<u64>(2 * total_a.max(1)) }.map_err(derr("alloc"))?;
+    let drops = opt.hit.flag & (flag::NO_DIAG | flag::NO_DUAL | flag::FOR_ONLY | flag::REV_ONLY) != 0;
+    let mut keep = if drops { Some(st.alloc_zeros::<u8>(total_a.max(1)).map_err(derr("alloc"))?) } else { None };
+    let null = 0u64;
+    let mut l = st.launch_builder(&k.expand);
+    l.arg(&seeds).arg(&r_off).arg(&r_nseed).arg(&a_rel).arg(&a_off).arg(&r_qlen).arg(&d_has_qname).arg(&d_qname_off);
+    l.arg(&d_qnames).arg(&ix.pos).arg(&ix.seq_len).arg(&ix.name_off).arg(&ix.names).arg(&opt.hit.flag).arg(&mut anchors);
+    match keep.as_mut() {
+        Some(kp) => l.arg(kp),
+        None => l.arg(&null),
+    };
+    // SAFETY: a block per read; each seed's anchors at a_off + a_rel, within the read's r_na.
+    unsafe { l.launch(per_read(n_reads, EXPAND_THREADS)) }.map_err(derr("launch"))?;
+    if let Some(kp) = &keep {
+        let mut l = st.launch_builder(&k.compact_a);
+        l.arg(&mut anchors).arg(kp).arg(&a_off).arg(&mut r_na).arg(&nr);
+        // SAFETY: a thread per read within its range.
+        unsafe { l.launch(grid(n_reads, READ_THREADS)) }.map_err(derr("launch"))?;
+    }
+    prof.mark(&st, "anchors")?;
+    sort_ranges(&st, &k, &mut anchors, &a_off, &r_na, n_reads, total_a)?;
+    prof.mark(&st, "sort")?;
+
+    // results
+    let mv_h = st.clone_dtoh(&mv).map_err(derr("download"))?;
+    let mv_n = st.clone_dtoh(&r_n).map_err(derr("download"))?;
+    let mini_h = st.clone_dtoh(&mini_pos).map_err(derr("download"))?;
+    let nseed = st.clone_dtoh(&r_nseed).map_err(derr("download"))?;
+    let a_h = st.clone_dtoh(&anchors).map_err(derr("download"))?;
+    let na = st.clone_dtoh(&r_na).map_err(derr("download"))?;
+    let rep = st.clone_dtoh(&r_rep).map_err(derr("download"))?;
+    prof.mark(&st, "download")?;
+    prof.print(n_reads, layout.bases.len(), total, na.iter().sum::<u64>() as usize);
+    Ok((0..n_reads)
+        .map(|r| {
+            let (o, a) = (mv_off[r] as usize, a_off_h[r] as usize);
+            ReadSeeds {
+                mv: pairs(&mv_h[2 * o..2 * (o + mv_n[r] as usize)]),
+                hits: SeedHits {
+                    a: pairs(&a_h[2 * a..2 * (a + na[r] as usize)]),
+                    rep_len: rep[r],
+                    mini_pos: mini_h[o..o + nseed[r] as usize].to_vec(),
+                },
+            }
+        })
+        .collect())
+}
+
+/// Every read of `reads` on the GPU, in launches of at most [`LAUNCH_BASES`] bases and
+/// [`crate::gpu::LAUNCH_JOBS`] reads.
+pub fn seed_batch_gpu(rt: &GpuRuntime, dev: &DeviceIndex, opt: &SeedOpt, reads: &[SeedRead]) -> DResult<Vec<ReadSeeds>> {
+    let mut out = Vec::with_capacity(reads.len());
+    let fault = if reads.is_empty() { fault::Batch::default() } else { fault::batch(fault::Engine::Seed) };
+    for r in launch_plan(reads) {
+        out.extend(seed_launch(rt, dev, opt, &reads[r], CHUNK_BASES, &fault)?);
+    }
+    Ok(out)
+}
+
+/// The launches `reads` go in, in order.
+pub fn launch_plan(reads: &[SeedRead]) -> Vec<std::ops::Range<usize>> {
+    crate::gpu::launches(reads.len(), crate::gpu::LAUNCH_JOBS, [LAUNCH_BASES], |i| [reads[i].segs.iter().map(|s| s.len()).sum()])
+}

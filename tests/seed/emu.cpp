@@ -1,0 +1,208 @@
+// kernels/seed.cu on the host, for tests/seed/gpu.rs (`emulated_kernels_equal_twin`): no kernel there synchronizes
+// its threads or exchanges values between them but through atomics whose order does not matter (counters that hand
+// out slots, sums, bitwise ors), so running the threads one after another is one of their legal schedules, and
+// the kernels' arithmetic is plain C++. emu_seed does what src/seed/gpu.rs's seed_launch does, step for step
+// (without --sdust-thres, whose minimizers the host makes).
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+struct Dim {
+	unsigned x, y, z;
+};
+static Dim threadIdx, blockIdx, blockDim;
+
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __shared__
+static unsigned atomicAdd(unsigned *p, unsigned v)
+{
+	unsigned o = *p;
+	*p += v;
+	return o;
+}
+static unsigned long long atomicOr(unsigned long long *p, unsigned long long v)
+{
+	unsigned long long o = *p;
+	*p |= v;
+	return o;
+}
+static int __clzll(long long x) { return x ? __builtin_clzll((unsigned long long)x) : 64; }
+static float __int2float_rn(int x) { return (float)x; }
+static float __ull2float_rn(unsigned long long x) { return (float)x; }
+static float __fmul_rn(float a, float b) { return a * b; }
+static double __ddiv_rn(double a, double b) { return a / b; }
+static double __dadd_rn(double a, double b) { return a + b; }
+
+#include "../../kernels/common.cuh"
+#include "../../kernels/seed.cu"
+
+// seed_sketch's dynamic shared memory: w slots for each of up to 128 threads
+mm128 slots[128 * 256];
+
+template <class F> static void launch(size_t grid, unsigned block, F f)
+{
+	blockDim = {block, 1, 1};
+	for (size_t b = 0; b < grid; ++b)
+		for (unsigned t = 0; t < block; ++t) {
+			blockIdx = {(unsigned)b, 0, 0};
+			threadIdx = {t, 0, 0};
+			f();
+		}
+}
+
+static size_t blocks(size_t n, unsigned threads) { return n ? (n + threads - 1) / threads : 1; }
+
+static std::vector<u64> offsets(const std::vector<u64> &n)
+{
+	std::vector<u64> o(1, 0);
+	for (u64 x : n) o.push_back(o.back() + x);
+	return o;
+}
+
+static void sort_ranges(mm128 *a, const u64 *off, const u64 *n, int n_reads, size_t total)
+{
+	const size_t cap = (size_t)n_reads > total / 65 + 1 ? (size_t)n_reads : total / 65 + 1;
+	std::vector<u64> tasks(3 * cap), next(3 * cap), small(2 * (total / 2 + 1)), diff(n_reads);
+	std::vector<u32> hist(256 * cap);
+	u32 counts[2] = {0, 0};
+	launch(n_reads, 128, [&] { seed_rs_diff(a, off, n, diff.data()); });
+	launch(blocks(n_reads, 128), 128, [&] { seed_tasks_init(off, n, diff.data(), n_reads, tasks.data()); });
+	u32 n_tasks = (u32)n_reads;
+	while (n_tasks > 0) {
+		std::fill(hist.begin(), hist.begin() + 256 * n_tasks, 0);
+		counts[0] = 0;
+		launch(n_tasks, 128, [&] { seed_rs_hist(a, tasks.data(), hist.data()); });
+		launch(blocks(n_tasks, 16), 16, [&] { seed_rs_permute(a, tasks.data(), n_tasks, hist.data(), next.data(), small.data(), counts); });
+		n_tasks = counts[0];
+		tasks.swap(next);
+	}
+	launch(blocks(counts[1], 128), 128, [&] { seed_rs_small(a, small.data(), counts[1]); });
+}
+
+template <class T> static T *out(const std::vector<T> &v)
+{
+	T *p = (T *)malloc(v.size() * sizeof(T) + 1);
+	if (!v.empty()) memcpy(p, v.data(), v.size() * sizeof(T));
+	return p;
+}
+
+struct EmuIndex {
+	int b;
+	const u64 *bucket_start, *keys, *pos_start, *pos;
+	const u32 *seq_len;
+	const u64 *name_off;
+	const unsigned char *names;
+};
+
+struct EmuOpt {
+	int w, k, is_hpc, mid_occ, max_occ, max_max_occ, occ_dist, chunk;
+	float q_occ_frac;
+	long long flag;
+};
+
+// What a launch returns, malloc'ed: per read its minimizers (mv, 2 words each, at mv_off, mv_n of them), its
+// anchors (likewise a, a_off, a_n), its mini_pos (at mv_off, n_mini of them) and rep_len.
+struct EmuOut {
+	u64 *mv, *mv_off, *mv_n, *a, *a_off, *a_n, *mini_pos, *n_mini;
+	int *rep;
+};
+
+// Reads: read r has read_nseg[r] segments, each seg_len[] bases taken in order from bases; its name, when
+// has_qname[r], is qnames[qname_off[r]..qname_off[r + 1]].
+extern "C" void emu_seed(int n_reads, const unsigned char *bases, const u32 *read_nseg, const u32 *seg_len,
+                         const unsigned char *has_qname, const u64 *qname_off, const unsigned char *qnames,
+                         const EmuIndex *ix, const EmuOpt *opt, EmuOut *res)
+{
+	// Layout::new
+	std::vector<u64> seg_off, seg_add;
+	std::vector<u32> seg_rid, chunk_seg, chunk_beg, s_len;
+	std::vector<size_t> read_chunk;
+	std::vector<int> qlen;
+	u64 at = 0;
+	size_t sg = 0;
+	for (int r = 0; r < n_reads; ++r) {
+		read_chunk.push_back(chunk_seg.size());
+		int sum = 0;
+		for (u32 i = 0; i < read_nseg[r]; ++i, ++sg) {
+			seg_off.push_back(at);
+			s_len.push_back(seg_len[sg]);
+			seg_rid.push_back(i);
+			seg_add.push_back((u64)(long long)(int)((u32)sum << 1));
+			for (u32 beg = 0; beg < seg_len[sg]; beg += opt->chunk) {
+				chunk_seg.push_back((u32)sg);
+				chunk_beg.push_back(beg);
+			}
+			at += seg_len[sg];
+			sum = (int)((u32)sum + seg_len[sg]);
+		}
+		qlen.push_back(sum);
+	}
+	read_chunk.push_back(chunk_seg.size());
+	const int n_chunks = (int)chunk_seg.size();
+	// sketch: count, offsets, write
+	std::vector<u64> count(n_chunks);
+	const unsigned threads = 128;
+	launch(blocks(n_chunks, threads), threads, [&] {
+		seed_sketch(bases, chunk_seg.data(), chunk_beg.data(), n_chunks, opt->chunk, seg_off.data(), s_len.data(),
+		            seg_rid.data(), seg_add.data(), opt->w, opt->k, opt->is_hpc, count.data(), 0, 0);
+	});
+	std::vector<u64> chunk_off = offsets(count);
+	const size_t total = chunk_off[n_chunks];
+	std::vector<mm128> mv(total + 1);
+	launch(blocks(n_chunks, threads), threads, [&] {
+		seed_sketch(bases, chunk_seg.data(), chunk_beg.data(), n_chunks, opt->chunk, seg_off.data(), s_len.data(),
+		            seg_rid.data(), seg_add.data(), opt->w, opt->k, opt->is_hpc, count.data(), chunk_off.data(),
+		            mv.data());
+	});
+	std::vector<u64> r_off(n_reads), r_n(n_reads);
+	for (int r = 0; r < n_reads; ++r) {
+		r_off[r] = chunk_off[read_chunk[r]];
+		r_n[r] = chunk_off[read_chunk[r + 1]] - r_off[r];
+	}
+	// --q-occ-frac
+	if (opt->q_occ_frac > 0.0f && opt->mid_occ > 0 && total > 0) {
+		std::vector<mm128> pairs(total);
+		std::vector<u64> pair_n(n_reads);
+		launch(n_reads, 128, [&] { seed_qocc_pairs(mv.data(), r_off.data(), r_n.data(), opt->mid_occ, pairs.data(), pair_n.data()); });
+		sort_ranges(pairs.data(), r_off.data(), pair_n.data(), n_reads, total);
+		launch(n_reads, 128, [&] { seed_qocc_mark(mv.data(), r_off.data(), pair_n.data(), pairs.data(), opt->mid_occ, opt->q_occ_frac); });
+		launch(blocks(n_reads, 128), 128, [&] { seed_compact_mv(mv.data(), r_off.data(), r_n.data(), n_reads); });
+	}
+	// lookups, limits
+	std::vector<Seed> seeds(total + 1);
+	launch(n_reads, 128, [&] {
+		seed_lookup(mv.data(), r_off.data(), r_n.data(), ix->b, ix->bucket_start, ix->keys, ix->pos_start, seeds.data());
+	});
+	std::vector<u64> a_rel(total + 1), mini_pos(total + 1), r_nseed(n_reads), r_na(n_reads);
+	std::vector<int> r_rep(n_reads);
+	launch(blocks(n_reads, 32), 32, [&] {
+		seed_select(seeds.data(), r_off.data(), r_n.data(), qlen.data(), n_reads, opt->max_occ, opt->max_max_occ,
+		            opt->occ_dist, a_rel.data(), mini_pos.data(), r_nseed.data(), r_na.data(), r_rep.data());
+	});
+	// anchors
+	std::vector<u64> a_off = offsets(r_na);
+	const size_t total_a = a_off[n_reads];
+	std::vector<mm128> anchors(total_a + 1);
+	const bool drops = opt->flag & (F_NO_DIAG | F_NO_DUAL | F_FOR_ONLY | F_REV_ONLY);
+	std::vector<unsigned char> keep(total_a + 1);
+	launch(n_reads, 256, [&] {
+		seed_expand(seeds.data(), r_off.data(), r_nseed.data(), a_rel.data(), a_off.data(), qlen.data(), has_qname,
+		            qname_off, qnames, ix->pos, ix->seq_len, ix->name_off, ix->names, opt->flag, anchors.data(),
+		            drops ? keep.data() : 0);
+	});
+	if (drops) launch(blocks(n_reads, 128), 128, [&] { seed_compact_a(anchors.data(), keep.data(), a_off.data(), r_na.data(), n_reads); });
+	sort_ranges(anchors.data(), a_off.data(), r_na.data(), n_reads, total_a);
+	res->mv = out(std::vector<u64>((u64 *)mv.data(), (u64 *)(mv.data() + total)));
+	res->mv_off = out(r_off);
+	res->mv_n = out(r_n);
+	res->a = out(std::vector<u64>((u64 *)anchors.data(), (u64 *)(anchors.data() + total_a)));
+	res->a_off = out(std::vector<u64>(a_off.begin(), a_off.end() - 1));
+	res->a_n = out(r_na);
+	res->mini_pos = out(mini_pos);
+	res->n_mini = out(r_nseed);
+	res->rep = out(r_rep);
+}
