@@ -121,6 +121,15 @@ impl Engine {
         Some(GpuPass { rt: &dev.rt, busy: &dev.busy, _pass: pass })
     }
 
+    /// As [`Engine::gpu`], on the device `ordinal` ([`GpuRuntime::ordinal`]) whatever its load: for batches
+    /// that use data kept there (an index, a position table). None if the engine does not run on it.
+    pub fn gpu_on(&self, ordinal: usize) -> Option<GpuPass<'_>> {
+        let dev = self.gpus.iter().find(|d| d.rt.ordinal() == ordinal)?;
+        let pass = gate::enter()?;
+        dev.busy.fetch_add(1, Ordering::Relaxed);
+        Some(GpuPass { rt: &dev.rt, busy: &dev.busy, _pass: pass })
+    }
+
     pub fn has_gpu(&self) -> bool {
         !self.gpus.is_empty()
     }

@@ -133,13 +133,10 @@ pub static YDROP_DEPTH: Var<u32> =
 pub static YDROP_EARLY: Var<bool> = switch("WARPALIGN_YDROP_EARLY");
 pub static YDROP_VERIFY: Var<bool> = switch("WARPALIGN_YDROP_VERIFY");
 pub static STATS: Var<bool> = switch("WARPALIGN_STATS");
-<<<<<<< HEAD
 /// How many of the visible GPUs one process uses (None: all).
 pub static GPUS: Var<Option<usize>> = Var { name: "WARPALIGN_GPUS", accepts: "all or a positive integer", parse: gpus };
-=======
 pub static SEARCH: Var<Searcher> =
     Var { name: "WARPALIGN_SEARCH", accepts: "warpalign or upstream", parse: Searcher::parse };
->>>>>>> wt-lzpatch
 
 pub static CACHE_DIR: PathVar = PathVar { name: "WARPALIGN_CACHE_DIR" };
 pub static KSW_DUMP: PathVar = PathVar { name: "WARPALIGN_KSW_DUMP" };
@@ -175,11 +172,8 @@ static CHECKED: &[&dyn Checked] = &[
     &YDROP_EARLY,
     &YDROP_VERIFY,
     &STATS,
-<<<<<<< HEAD
     &GPUS,
-=======
     &SEARCH,
->>>>>>> wt-lzpatch
 ];
 
 /// Refuses the first variable set to a value it does not accept: `NAME="value": expected <what it accepts>`.

@@ -232,6 +232,8 @@ fn spread(n: usize, limit: Option<usize>, pid: usize) -> Vec<usize> {
 
 pub struct GpuRuntime {
     ctx: Arc<CudaContext>,
+    /// The visible device it runs on.
+    ordinal: usize,
     /// Streams kept between batches ([`GpuRuntime::lease_stream`]).
     streams: Mutex<Vec<Arc<CudaStream>>>,
     device_name: String,
@@ -359,6 +361,7 @@ impl GpuRuntime {
         let arch = format!("sm_{major}{minor}");
         Ok(GpuRuntime {
             ctx,
+            ordinal,
             streams: Mutex::new(Vec::new()),
             device_name,
             arch,
@@ -444,6 +447,12 @@ impl GpuRuntime {
     /// Frees the runtime under a pass, or leaks it once the process is exiting ([`gate::dispose`]).
     pub fn dispose(self) {
         gate::dispose(self)
+    }
+
+    /// The visible device it runs on: what data kept on the device across batches records, so that its
+    /// batches run there ([`crate::Engine::gpu_on`]).
+    pub fn ordinal(&self) -> usize {
+        self.ordinal
     }
 
     pub fn device_name(&self) -> &str {

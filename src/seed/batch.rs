@@ -83,7 +83,7 @@ pub fn seed_batch(engine: &Engine, idx: &FlatIndex, dev: Option<&DeviceIndex>, o
         return Err(Error::InvalidArgument(why));
     }
     if let Some(dev) = dev.filter(|d| gpu_takes(d, idx, opt, reads)) {
-        if let Some(rt) = engine.gpu() {
+        if let Some(rt) = engine.gpu_on(dev.ordinal()) {
             match gpu::seed_batch_gpu(&rt, dev, opt, reads) {
                 Ok(out) => return Ok(out),
                 Err(e) => crate::engine::gpu_failed_notice(&e),

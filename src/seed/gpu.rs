@@ -32,6 +32,8 @@ const EXPAND_THREADS: u32 = 256;
 /// for the run; the references' lengths and names go with it for the anchors' filters.
 pub struct DeviceIndex {
     bufs: Option<IndexBufs>,
+    /// The device holding it ([`GpuRuntime::ordinal`]).
+    ordinal: usize,
     b: u32,
     /// What [`DeviceIndex::matches`] checks against the host's index.
     shape: (usize, usize, usize),
@@ -96,6 +98,7 @@ impl DeviceIndex {
         st.synchronize().map_err(err)?;
         Ok(DeviceIndex {
             bufs: Some(bufs),
+            ordinal: rt.ordinal(),
             b: idx.b,
             shape: Self::shape_of(idx),
             all_named: idx.seq_name.iter().all(Option::is_some),
@@ -109,6 +112,11 @@ impl DeviceIndex {
     /// Whether this is the upload of `idx` (its size: a cheap check against passing another part).
     pub fn matches(&self, idx: &FlatIndex) -> bool {
         self.b == idx.b && self.shape == Self::shape_of(idx)
+    }
+
+    /// The device holding it: its batches run there.
+    pub fn ordinal(&self) -> usize {
+        self.ordinal
     }
 
     /// Whether every reference has a name (`-X` and all-vs-all mapping compare them).
