@@ -1,0 +1,516 @@
+//! krmq.h (minimap2 2.31): the AVL tree with range-minimum queries that `mg_lchain_rmq` keeps its anchors
+//! in, ported operation for operation with `lc_elem_t`'s comparisons (lchain.c:227-229). Which element
+//! [`Tree::rmq`] returns among equal priorities depends on the tree's shape and on each subtree's cached
+//! minimum `s`, kept as krmq.h keeps it (ties go right child, then left child, then the node; insertion stops
+//! updating `s` early; rotations hand the old subtree's `s` to the new top), so both are upstream's exactly.
+//!
+//! Nodes live in one array: node `j` is anchor `j` (each anchor enters a tree at most once), the last slot is
+//! `krmq_erase`'s `fake` parent of the root; links are indices, [`NIL`] for none.
+
+use crate::memory::{try_vec, OutOfMemory};
+
+pub const NIL: u32 = u32::MAX;
+/// `KRMQ_MAX_DEPTH`: more than any AVL tree of 2^32 nodes needs.
+const MAX_DEPTH: usize = 64;
+
+/// A key of `lc_elem_cmp`: `y`, then the anchor index `i`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Key {
+    pub y: i32,
+    pub i: i64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    /// `lc_elem_t::pri`, the value minimised (`lc_elem_lt2`)
+    pri: f64,
+    y: i32,
+    p: [u32; 2],
+    /// the node of least `pri` in the subtree, as krmq.h caches it
+    s: u32,
+    size: u32,
+    balance: i8,
+    in_tree: bool,
+}
+
+const EMPTY: Node = Node { pri: 0.0, y: 0, p: [NIL, NIL], s: NIL, size: 0, balance: 0, in_tree: false };
+
+/// The links of one node as krmq.h keeps them: children, cached minimum, balance factor, subtree size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Links {
+    pub left: u32,
+    pub right: u32,
+    pub s: u32,
+    pub balance: i8,
+    pub size: u32,
+}
+
+/// One krmq tree over the elements `0..n` (node j holds element `i = j`).
+pub struct Tree {
+    nodes: Vec<Node>,
+    root: u32,
+}
+
+impl Tree {
+    /// An empty tree for elements `0..n` (`n < u32::MAX`).
+    pub fn new(n: usize) -> Result<Tree, OutOfMemory> {
+        assert!(n < NIL as usize);
+        Ok(Tree { nodes: try_vec(EMPTY, n + 1)?, root: NIL })
+    }
+
+    pub fn root(&self) -> u32 {
+        self.root
+    }
+
+    /// `krmq_size(head, root)`.
+    pub fn size(&self) -> u32 {
+        if self.root == NIL {
+            0
+        } else {
+            self.nodes[self.root as usize].size
+        }
+    }
+
+    /// Whether element `j` is in the tree (what `krmq_find` with its key tells, keys being unique).
+    #[inline]
+    pub fn contains(&self, j: u32) -> bool {
+        self.nodes[j as usize].in_tree
+    }
+
+    pub fn y(&self, j: u32) -> i32 {
+        self.nodes[j as usize].y
+    }
+
+    pub fn links(&self, j: u32) -> Links {
+        let q = &self.nodes[j as usize];
+        Links { left: q.p[0], right: q.p[1], s: q.s, balance: q.balance, size: q.size }
+    }
+
+    #[inline(always)]
+    fn cmp(&self, x: Key, j: u32) -> i32 {
+        let y = self.nodes[j as usize].y;
+        if x.y < y {
+            -1
+        } else if x.y > y {
+            1
+        } else {
+            (x.i > j as i64) as i32 - (x.i < j as i64) as i32
+        }
+    }
+
+    #[inline(always)]
+    fn key(&self, j: u32) -> Key {
+        Key { y: self.nodes[j as usize].y, i: j as i64 }
+    }
+
+    #[inline(always)]
+    fn lt2(&self, a: u32, b: u32) -> bool {
+        self.nodes[a as usize].pri < self.nodes[b as usize].pri
+    }
+
+    #[inline(always)]
+    fn size_child(&self, q: u32, i: usize) -> u32 {
+        let c = self.nodes[q as usize].p[i];
+        if c == NIL {
+            0
+        } else {
+            self.nodes[c as usize].size
+        }
+    }
+
+    #[inline(always)]
+    fn update_min(&mut self, p: u32, q: u32, r: u32) {
+        let mut s = if q == NIL || self.lt2(p, self.nodes[q as usize].s) { p } else { self.nodes[q as usize].s };
+        s = if r == NIL || self.lt2(s, self.nodes[r as usize].s) { s } else { self.nodes[r as usize].s };
+        self.nodes[p as usize].s = s;
+    }
+
+    /// `krmq_rotate1`: (a,(b,c)q)p => ((a,b)p,c)q; dir 0 to the left.
+    fn rotate1(&mut self, p: u32, dir: usize) -> u32 {
+        let opp = 1 - dir;
+        let q = self.nodes[p as usize].p[opp];
+        let s = self.nodes[p as usize].s;
+        let size_p = self.nodes[p as usize].size;
+        let d = self.nodes[q as usize].size.wrapping_sub(self.size_child(q, dir));
+        self.nodes[p as usize].size = size_p.wrapping_sub(d);
+        self.nodes[q as usize].size = size_p;
+        self.update_min(p, self.nodes[p as usize].p[dir], self.nodes[q as usize].p[dir]);
+        self.nodes[q as usize].s = s;
+        self.nodes[p as usize].p[opp] = self.nodes[q as usize].p[dir];
+        self.nodes[q as usize].p[dir] = p;
+        q
+    }
+
+    /// `krmq_rotate2`: (a,((b,c)r,d)q)p => ((a,b)p,(c,d)q)r.
+    fn rotate2(&mut self, p: u32, dir: usize) -> u32 {
+        let opp = 1 - dir;
+        let q = self.nodes[p as usize].p[opp];
+        let r = self.nodes[q as usize].p[dir];
+        let s = self.nodes[p as usize].s;
+        let size_x_dir = self.size_child(r, dir);
+        self.nodes[r as usize].size = self.nodes[p as usize].size;
+        let d = self.nodes[q as usize].size.wrapping_sub(size_x_dir);
+        self.nodes[p as usize].size = self.nodes[p as usize].size.wrapping_sub(d);
+        self.nodes[q as usize].size = self.nodes[q as usize].size.wrapping_sub(size_x_dir.wrapping_add(1));
+        self.update_min(p, self.nodes[p as usize].p[dir], self.nodes[r as usize].p[dir]);
+        self.update_min(q, self.nodes[q as usize].p[opp], self.nodes[r as usize].p[opp]);
+        self.nodes[r as usize].s = s;
+        self.nodes[p as usize].p[opp] = self.nodes[r as usize].p[dir];
+        self.nodes[r as usize].p[dir] = p;
+        self.nodes[q as usize].p[dir] = self.nodes[r as usize].p[opp];
+        self.nodes[r as usize].p[opp] = q;
+        let b1: i8 = if dir == 0 { 1 } else { -1 };
+        let rb = self.nodes[r as usize].balance;
+        if rb == b1 {
+            self.nodes[q as usize].balance = 0;
+            self.nodes[p as usize].balance = -b1;
+        } else if rb == 0 {
+            self.nodes[q as usize].balance = 0;
+            self.nodes[p as usize].balance = 0;
+        } else {
+            self.nodes[q as usize].balance = b1;
+            self.nodes[p as usize].balance = 0;
+        }
+        self.nodes[r as usize].balance = 0;
+        r
+    }
+
+    /// `krmq_insert` of element `x` (not in the tree: keys are unique, so upstream's "already present" return
+    /// never happens) with key `(y, x)` and priority `pri`.
+    pub fn insert(&mut self, x: u32, y: i32, pri: f64) {
+        debug_assert!(!self.nodes[x as usize].in_tree);
+        {
+            let n = &mut self.nodes[x as usize];
+            n.y = y;
+            n.pri = pri;
+        }
+        let xk = self.key(x);
+        let mut stack = [0u8; MAX_DEPTH];
+        let mut path = [0u32; MAX_DEPTH];
+        let (mut bp, mut bq) = (self.root, NIL);
+        let (mut p, mut q) = (bp, bq);
+        let (mut top, mut path_len, mut which) = (0usize, 0usize, 0usize);
+        while p != NIL {
+            let cmp = self.cmp(xk, p);
+            if self.nodes[p as usize].balance != 0 {
+                bq = q;
+                bp = p;
+                top = 0;
+            }
+            which = (cmp > 0) as usize;
+            stack[top] = which as u8;
+            top += 1;
+            path[path_len] = p;
+            path_len += 1;
+            q = p;
+            p = self.nodes[p as usize].p[which];
+        }
+        {
+            let n = &mut self.nodes[x as usize];
+            n.balance = 0;
+            n.size = 1;
+            n.p = [NIL, NIL];
+            n.s = x;
+            n.in_tree = true;
+        }
+        if q == NIL {
+            self.root = x;
+        } else {
+            self.nodes[q as usize].p[which] = x;
+        }
+        if bp == NIL {
+            return;
+        }
+        for &e in &path[..path_len] {
+            self.nodes[e as usize].size += 1;
+        }
+        for &e in path[..path_len].iter().rev() {
+            let (l, r) = (self.nodes[e as usize].p[0], self.nodes[e as usize].p[1]);
+            self.update_min(e, l, r);
+            if self.nodes[e as usize].s != x {
+                break;
+            }
+        }
+        p = bp;
+        top = 0;
+        while p != x {
+            let d = stack[top] as usize;
+            if d == 0 {
+                self.nodes[p as usize].balance -= 1;
+            } else {
+                self.nodes[p as usize].balance += 1;
+            }
+            p = self.nodes[p as usize].p[d];
+            top += 1;
+        }
+        let bb = self.nodes[bp as usize].balance;
+        if bb > -2 && bb < 2 {
+            return;
+        }
+        let which = (bb < 0) as usize;
+        let b1: i8 = if which == 0 { 1 } else { -1 };
+        let q = self.nodes[bp as usize].p[1 - which];
+        let r = if self.nodes[q as usize].balance == b1 {
+            let r = self.rotate1(bp, which);
+            self.nodes[q as usize].balance = 0;
+            self.nodes[bp as usize].balance = 0;
+            r
+        } else {
+            self.rotate2(bp, which)
+        };
+        if bq == NIL {
+            self.root = r;
+        } else {
+            let side = (bp != self.nodes[bq as usize].p[0]) as usize;
+            self.nodes[bq as usize].p[side] = r;
+        }
+    }
+
+    /// `krmq_erase` of element `x`, which is in the tree (as `krmq_find` then `krmq_erase` in lchain.c).
+    pub fn erase(&mut self, x: u32) {
+        debug_assert!(self.nodes[x as usize].in_tree);
+        let fake = (self.nodes.len() - 1) as u32;
+        // `fake = **root_`: a copy of the root whose left child is the root
+        self.nodes[fake as usize] = Node { p: [self.root, NIL], ..self.nodes[self.root as usize] };
+        let xk = self.key(x);
+        let mut path = [0u32; MAX_DEPTH];
+        let mut dir = [0u8; MAX_DEPTH];
+        let mut d = 0usize;
+        let mut cmp = -1;
+        let mut p = fake;
+        while cmp != 0 {
+            let which = (cmp > 0) as usize;
+            dir[d] = which as u8;
+            path[d] = p;
+            d += 1;
+            p = self.nodes[p as usize].p[which];
+            assert!(p != NIL, "krmq erase: element {x} not in the tree");
+            cmp = self.cmp(xk, p);
+        }
+        for &e in &path[1..d] {
+            self.nodes[e as usize].size -= 1;
+        }
+        let pn = self.nodes[p as usize];
+        if pn.p[1] == NIL {
+            self.nodes[path[d - 1] as usize].p[dir[d - 1] as usize] = pn.p[0];
+        } else {
+            let mut q = pn.p[1];
+            if self.nodes[q as usize].p[0] == NIL {
+                let qn = &mut self.nodes[q as usize];
+                qn.p[0] = pn.p[0];
+                qn.balance = pn.balance;
+                qn.size = pn.size - 1;
+                self.nodes[path[d - 1] as usize].p[dir[d - 1] as usize] = q;
+                path[d] = q;
+                dir[d] = 1;
+                d += 1;
+            } else {
+                let e = d;
+                d += 1;
+                let r = loop {
+                    dir[d] = 0;
+                    path[d] = q;
+                    d += 1;
+                    let r = self.nodes[q as usize].p[0];
+                    if self.nodes[r as usize].p[0] == NIL {
+                        break r;
+                    }
+                    q = r;
+                };
+                self.nodes[r as usize].p[0] = pn.p[0];
+                self.nodes[q as usize].p[0] = self.nodes[r as usize].p[1];
+                self.nodes[r as usize].p[1] = pn.p[1];
+                self.nodes[r as usize].balance = pn.balance;
+                self.nodes[path[e - 1] as usize].p[dir[e - 1] as usize] = r;
+                path[e] = r;
+                dir[e] = 1;
+                for &t in &path[e + 1..d] {
+                    self.nodes[t as usize].size -= 1;
+                }
+                self.nodes[r as usize].size = pn.size - 1;
+            }
+        }
+        for &e in path[..d].iter().rev() {
+            let (l, r) = (self.nodes[e as usize].p[0], self.nodes[e as usize].p[1]);
+            self.update_min(e, l, r);
+        }
+        while d > 1 {
+            d -= 1;
+            let q = path[d];
+            let which = dir[d] as usize;
+            let other = 1 - which;
+            let (b1, b2): (i8, i8) = if which != 0 { (-1, -2) } else { (1, 2) };
+            self.nodes[q as usize].balance += b1;
+            let qb = self.nodes[q as usize].balance;
+            if qb == b1 {
+                break;
+            } else if qb == b2 {
+                let r = self.nodes[q as usize].p[other];
+                let up = (path[d - 1] as usize, dir[d - 1] as usize);
+                if self.nodes[r as usize].balance == -b1 {
+                    self.nodes[up.0].p[up.1] = self.rotate2(q, which);
+                } else {
+                    self.nodes[up.0].p[up.1] = self.rotate1(q, which);
+                    if self.nodes[r as usize].balance == 0 {
+                        self.nodes[r as usize].balance = -b1;
+                        self.nodes[q as usize].balance = b1;
+                        break;
+                    } else {
+                        self.nodes[r as usize].balance = 0;
+                        self.nodes[q as usize].balance = 0;
+                    }
+                }
+            }
+        }
+        self.root = self.nodes[fake as usize].p[0];
+        self.nodes[p as usize].in_tree = false;
+    }
+
+    /// `krmq_rmq`: the element of least priority with a key in the closed interval `[lo, up]`, found as
+    /// krmq.h finds it (the first of equal priorities along its walk); None when the interval is empty.
+    pub fn rmq(&self, lo: Key, up: Key) -> Option<u32> {
+        if self.root == NIL {
+            return None;
+        }
+        let walk = |x: Key, path: &mut [u32; MAX_DEPTH], pcmp: &mut [i32; MAX_DEPTH]| -> usize {
+            let (mut p, mut len) = (self.root, 0usize);
+            while p != NIL {
+                let cmp = self.cmp(x, p);
+                path[len] = p;
+                pcmp[len] = cmp;
+                len += 1;
+                if cmp < 0 {
+                    p = self.nodes[p as usize].p[0];
+                } else if cmp > 0 {
+                    p = self.nodes[p as usize].p[1];
+                } else {
+                    break;
+                }
+            }
+            len
+        };
+        let (mut path0, mut pcmp0) = ([0u32; MAX_DEPTH], [0i32; MAX_DEPTH]);
+        let (mut path1, mut pcmp1) = ([0u32; MAX_DEPTH], [0i32; MAX_DEPTH]);
+        let plen0 = walk(lo, &mut path0, &mut pcmp0);
+        let plen1 = walk(up, &mut path1, &mut pcmp1);
+        let mut i = 0;
+        while i < plen0 && i < plen1 {
+            if path0[i] == path1[i] && pcmp0[i] <= 0 && pcmp1[i] >= 0 {
+                break;
+            }
+            i += 1;
+        }
+        if i == plen0 || i == plen1 {
+            return None;
+        }
+        let lca = i;
+        let mut min = path0[lca];
+        for i in lca + 1..plen0 {
+            if pcmp0[i] <= 0 {
+                let e = path0[i];
+                if self.lt2(e, min) {
+                    min = e;
+                }
+                let c = self.nodes[e as usize].p[1];
+                if c != NIL && self.lt2(self.nodes[c as usize].s, min) {
+                    min = self.nodes[c as usize].s;
+                }
+            }
+        }
+        for i in lca + 1..plen1 {
+            if pcmp1[i] >= 0 {
+                let e = path1[i];
+                if self.lt2(e, min) {
+                    min = e;
+                }
+                let c = self.nodes[e as usize].p[0];
+                if c != NIL && self.lt2(self.nodes[c as usize].s, min) {
+                    min = self.nodes[c as usize].s;
+                }
+            }
+        }
+        Some(min)
+    }
+
+    /// `krmq_interval`'s lower bound: the greatest element whose key is at most `x`, [`NIL`] for none.
+    pub fn lower(&self, x: Key) -> u32 {
+        let (mut p, mut l) = (self.root, NIL);
+        while p != NIL {
+            let cmp = self.cmp(x, p);
+            if cmp < 0 {
+                p = self.nodes[p as usize].p[0];
+            } else if cmp > 0 {
+                l = p;
+                p = self.nodes[p as usize].p[1];
+            } else {
+                l = p;
+                break;
+            }
+        }
+        l
+    }
+
+    /// `krmq_itr_find` of element `x` (in the tree): an iterator at it.
+    pub fn itr_find(&self, x: u32) -> Itr {
+        let xk = self.key(x);
+        let mut itr = Itr { stack: [0; MAX_DEPTH], len: 0 };
+        let mut p = self.root;
+        while p != NIL {
+            itr.stack[itr.len] = p;
+            itr.len += 1;
+            let cmp = self.cmp(xk, p);
+            if cmp < 0 {
+                p = self.nodes[p as usize].p[0];
+            } else if cmp > 0 {
+                p = self.nodes[p as usize].p[1];
+            } else {
+                break;
+            }
+        }
+        itr
+    }
+
+    /// `krmq_itr_prev` (`krmq_itr_next_bidir(itr, 0)`): moves to the previous element in key order; false
+    /// at the start (the iterator is then exhausted).
+    pub fn itr_prev(&self, itr: &mut Itr) -> bool {
+        if itr.len == 0 {
+            return false;
+        }
+        let mut p = self.nodes[itr.stack[itr.len - 1] as usize].p[0];
+        if p != NIL {
+            while p != NIL {
+                itr.stack[itr.len] = p;
+                itr.len += 1;
+                p = self.nodes[p as usize].p[1];
+            }
+            true
+        } else {
+            loop {
+                itr.len -= 1;
+                p = itr.stack[itr.len];
+                if itr.len == 0 || p != self.nodes[itr.stack[itr.len - 1] as usize].p[0] {
+                    break;
+                }
+            }
+            itr.len > 0
+        }
+    }
+}
+
+/// `krmq_itr_t`: the path from the root to the current element.
+pub struct Itr {
+    stack: [u32; MAX_DEPTH],
+    len: usize,
+}
+
+impl Itr {
+    /// `krmq_at`: the current element, None when exhausted.
+    #[inline]
+    pub fn at(&self) -> Option<u32> {
+        if self.len == 0 {
+            None
+        } else {
+            Some(self.stack[self.len - 1])
+        }
+    }
+}
