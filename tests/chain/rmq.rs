@@ -726,3 +726,193 @@ fn krmq_ops_vs_upstream() {
     assert!(bad.is_empty(), "krmq: {} sequences differ from upstream", bad.len());
     assert!(ties * 4 > queries, "too few tied minima");
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Real anchors
+
+/// The sequences of a FASTA/FASTQ file (gzipped or not), by upstream's reader; empty when it is not there.
+fn read_seqs(path: &std::path::Path) -> Vec<Vec<u8>> {
+    if !path.exists() {
+        eprintln!("rmq_real_anchors: skipping {}: not there (set WARPALIGN_DATA)", path.display());
+        return vec![];
+    }
+    let fname = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    let mut out = vec![];
+    // SAFETY: upstream's reader returns malloc'ed records (each string malloc'ed), freed here.
+    unsafe {
+        let fp = c::warpalign_oracle_mm_bseq_open(fname.as_ptr());
+        assert!(!fp.is_null(), "cannot open {}", path.display());
+        loop {
+            let mut n = 0;
+            let recs = c::warpalign_oracle_mm_bseq_read(fp, 1 << 24, 0, &mut n);
+            if recs.is_null() {
+                break;
+            }
+            for r in std::slice::from_raw_parts(recs, n as usize) {
+                if r.l_seq > 0 {
+                    out.push(std::slice::from_raw_parts(r.seq as *const u8, r.l_seq as usize).to_vec());
+                }
+                for p in [r.name, r.seq, r.qual, r.comment] {
+                    libc::free(p.cast());
+                }
+            }
+            libc::free(recs.cast());
+        }
+        c::warpalign_oracle_mm_bseq_close(fp);
+    }
+    out
+}
+
+/// Upstream's anchors of each query against an index of `refs` under `preset`, as map.c builds them
+/// (`collect_minimizers`, `mm_seed_mz_flt`, `collect_seed_hits`: sorted by x), with the preset's options and k.
+fn real_anchors(preset: &str, refs: &[Vec<u8>], queries: &[Vec<u8>]) -> (c::mm_mapopt_t, i32, Vec<Vec<Anchor>>) {
+    let name = std::ffi::CString::new(preset).unwrap();
+    // SAFETY: upstream's option setup, index, and seeding (km = NULL: every array malloc'ed, read by its count,
+    // freed); the index is destroyed at the end.
+    unsafe {
+        let mut io: c::mm_idxopt_t = std::mem::zeroed();
+        let mut mo: c::mm_mapopt_t = std::mem::zeroed();
+        assert_eq!(c::warpalign_oracle_mm_set_opt(std::ptr::null(), &mut io, &mut mo), 0);
+        assert_eq!(c::warpalign_oracle_mm_set_opt(name.as_ptr(), &mut io, &mut mo), 0, "preset {preset}");
+        let cs: Vec<std::ffi::CString> = refs.iter().map(|q| std::ffi::CString::new(q.clone()).unwrap()).collect();
+        let ptrs: Vec<*const i8> = cs.iter().map(|q| q.as_ptr()).collect();
+        let mi = c::warpalign_oracle_mm_idx_str(
+            io.w as i32,
+            io.k as i32,
+            (io.flag as u32 & c::MM_I_HPC != 0) as i32,
+            io.bucket_bits as i32,
+            ptrs.len() as i32,
+            ptrs.as_ptr() as *mut *const i8,
+            std::ptr::null_mut(),
+        );
+        assert!(!mi.is_null());
+        c::warpalign_oracle_mm_mapopt_update(&mut mo, mi);
+        let sets = queries
+            .iter()
+            .map(|q| {
+                let qlen = q.len() as i32;
+                let seqs = [q.as_ptr() as *const i8];
+                let mut mv: c::mm128_v = std::mem::zeroed();
+                c::warpalign_oracle_collect_minimizers(std::ptr::null_mut(), &mo, mi, 1, &qlen, seqs.as_ptr() as *mut *const i8, &mut mv);
+                if mo.q_occ_frac > 0.0 {
+                    c::warpalign_oracle_mm_seed_mz_flt(std::ptr::null_mut(), &mut mv, mo.mid_occ, mo.q_occ_frac);
+                }
+                let (mut n_a, mut rep_len, mut n_mini_pos, mut mini_pos) = (0i64, 0, 0, std::ptr::null_mut());
+                let a = c::warpalign_oracle_collect_seed_hits(
+                    std::ptr::null_mut(), &mo, mo.mid_occ, mi, std::ptr::null(), &mv, qlen, &mut n_a, &mut rep_len,
+                    &mut n_mini_pos, &mut mini_pos,
+                );
+                let out = if n_a == 0 { vec![] } else { std::slice::from_raw_parts(a as *const Anchor, n_a as usize).to_vec() };
+                libc::free(a.cast());
+                libc::free(mini_pos.cast());
+                libc::free(mv.a.cast());
+                out
+            })
+            .collect();
+        c::warpalign_oracle_mm_idx_destroy(mi);
+        (mo, io.k as i32, sets)
+    }
+}
+
+/// A preset's mapping options, only read here.
+struct MapOpt(c::mm_mapopt_t);
+
+// SAFETY: read-only while shared (its pointers are not followed here).
+unsafe impl Sync for MapOpt {}
+
+/// map.c's chaining of real anchors, every `mg_lchain_rmq` call through twin and oracle: with `rmq` the first
+/// chaining is `mg_lchain_rmq` (the asm presets, lr:hqae, `--rmq`), else upstream's `mg_lchain_dp`; then the
+/// long-join re-chain when map.c would run it (`bw_long > bw`, several chains, the first one covering too
+/// little or too much of the query), on the chains' anchors re-sorted. Returns the calls' arguments and
+/// anchors.
+fn real_calls(mo: &MapOpt, k: i32, rmq: bool, a: &[Anchor], qlen: i32) -> Vec<(RmqCfg, Vec<Anchor>)> {
+    let mo = &mo.0;
+    let cfg = RmqCfg {
+        max_dist: mo.max_gap,
+        max_dist_inner: mo.rmq_inner_dist,
+        bw: mo.bw,
+        max_chn_skip: mo.max_chain_skip,
+        cap_rmq_size: mo.rmq_size_cap,
+        min_cnt: mo.min_cnt,
+        min_sc: mo.min_chain_score,
+        chn_pen_gap: pen(mo.chain_gap_scale, k),
+        chn_pen_skip: pen(mo.chain_skip_scale, k),
+    };
+    let mut calls = Vec::new();
+    let (u, b) = if rmq {
+        calls.push((cfg, a.to_vec()));
+        oracle_rmq(&cfg.job(a))
+    } else {
+        let dp = Cfg {
+            max_dist_x: mo.max_gap,
+            max_dist_y: mo.max_gap,
+            bw: mo.bw,
+            max_skip: mo.max_chain_skip,
+            max_iter: mo.max_chain_iter,
+            min_cnt: mo.min_cnt,
+            min_sc: mo.min_chain_score,
+            chn_pen_gap: cfg.chn_pen_gap,
+            chn_pen_skip: cfg.chn_pen_skip,
+            is_cdna: 0,
+            n_seg: 1,
+        };
+        crate::oracle(&dp.job(a))
+    };
+    if mo.bw_long > mo.bw && mo.flag & c::MM_F_NO_LJOIN as i64 == 0 && u.len() > 1 {
+        let (st, en) = (b[0].y as i32, b[u[0] as u32 as usize - 1].y as i32);
+        if qlen - (en - st) > mo.rmq_rescue_size || (en - st) as f32 > qlen as f32 * mo.rmq_rescue_ratio {
+            let mut w: Vec<c::mm128_t> = b.iter().map(|e| c::mm128_t { x: e.x, y: e.y }).collect();
+            // SAFETY: a valid [beg, end) range.
+            unsafe { c::warpalign_oracle_radix_sort_128x(w.as_mut_ptr(), w.as_mut_ptr().add(w.len())) };
+            calls.push((RmqCfg { bw: mo.bw_long, ..cfg }, w.iter().map(|e| Anchor { x: e.x, y: e.y }).collect()));
+        }
+    }
+    calls
+}
+
+/// Real anchors (upstream's seeding of the data under `WARPALIGN_DATA`): H. pylori SJM180 onto G27 with asm5,
+/// asm20 and lr:hqae; the ONT reads (ultra-long and medaka's) onto E. coli with `-x map-ont --rmq` and with
+/// map-ont's long-join re-chain; lambda reads onto lambda likewise. Skips what is missing.
+#[test]
+fn rmq_real_anchors() {
+    let data = crate::common::tools::data_dir();
+    let (g27, sjm) = (read_seqs(&data.join("wga/hpylori_G27.fasta.gz")), read_seqs(&data.join("wga/hpylori_SJM180.fasta.gz")));
+    let ecoli = read_seqs(&data.join("ref/ecoli_K12_MG1655.fasta.gz"));
+    let mut ont = read_seqs(&data.join("ont/ecoli_ultralong_R9_nanotest.fastq.gz"));
+    ont.truncate(100);
+    ont.extend(read_seqs(&data.join("ont/ecoli_R9_medaka_test_reads.fasta.gz")).into_iter().take(100));
+    let (lambda, lreads) =
+        (read_seqs(&data.join("lambda/lambda_NC_001416.fasta.gz")), read_seqs(&data.join("lambda/lambda_ont_R7_2D_ERA476754.fastq.gz")));
+    let mut runs: Vec<(&str, &str, bool, &[Vec<u8>], &[Vec<u8>])> = Vec::new();
+    if !g27.is_empty() && !sjm.is_empty() {
+        runs.push(("SJM180 onto G27", "asm5", true, &g27, &sjm));
+        runs.push(("SJM180 onto G27", "asm20", true, &g27, &sjm));
+        runs.push(("SJM180 onto G27", "lr:hqae", true, &g27, &sjm));
+    }
+    if !ecoli.is_empty() && !ont.is_empty() {
+        runs.push(("ONT reads onto E. coli", "map-ont", true, &ecoli, &ont));
+        runs.push(("ONT reads onto E. coli", "map-ont", false, &ecoli, &ont));
+    }
+    if !lambda.is_empty() && !lreads.is_empty() {
+        runs.push(("lambda reads onto lambda", "map-ont", true, &lambda, &lreads));
+        runs.push(("lambda reads onto lambda", "map-ont", false, &lambda, &lreads));
+    }
+    let mut total_bad = 0;
+    for (what, preset, rmq, refs, queries) in runs {
+        let t0 = Instant::now();
+        let (mo, k, sets) = real_anchors(preset, refs, queries);
+        let mo = MapOpt(mo);
+        let calls: Vec<(RmqCfg, Vec<Anchor>)> = sets
+            .par_iter()
+            .zip(queries.par_iter())
+            .flat_map_iter(|(a, q)| real_calls(&mo, k, rmq, a, q.len() as i32))
+            .collect();
+        let stats = Stats::default();
+        let bad = compare_all(calls.into_par_iter().enumerate().map(|(i, (cfg, a))| (format!("call {i}"), cfg, a)), &stats);
+        let name = format!("rmq_real_anchors: {what}, {preset}{}", if rmq { " (rmq)" } else { " (dp, then the long-join re-chain)" });
+        eprintln!("{name}: {:.1} s", t0.elapsed().as_secs_f64());
+        check(&name, &bad, &stats);
+        total_bad += bad.len();
+    }
+    assert_eq!(total_bad, 0);
+}
