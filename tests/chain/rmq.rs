@@ -583,7 +583,8 @@ fn c_at(itr: &CItr) -> u32 {
 
 /// Random operation sequences on both trees (elements with few distinct `y` and priorities: many equal keys
 /// on `y` and many equal minima): insert, find-then-erase, rmq over random closed intervals (lchain.c's
-/// bounds and others), the interval's lower bound and a backward walk from it. After every operation, the
+/// bounds and others), the interval's lower bound and a backward walk from it (`krmq_interval`, then
+/// `krmq_itr_find` and `krmq_itr_prev` in C; `itr_lower` and `itr_prev` in the twin). After every operation, the
 /// result and the whole tree must be equal. Counts the queries whose minimum is shared by several elements.
 #[test]
 fn krmq_ops_vs_upstream() {
@@ -673,14 +674,14 @@ fn krmq_ops_vs_upstream() {
                         // SAFETY: C tree queries; the iterator stays in place while used.
                         unsafe {
                             warpalign_oracle_krmq_interval_lc_elem(croot, &probe(x), &mut lo, &mut hi);
-                            let got = t.lower(x);
+                            let mut itr = t.itr_lower(x);
+                            let got = itr.at().unwrap_or(NIL);
                             if idx(lo) != got {
                                 return Err(format!("lower {x:?}: upstream {}, twin {got}", idx(lo)));
                             }
                             if !lo.is_null() {
                                 let mut citr: CItr = std::mem::zeroed();
                                 warpalign_oracle_krmq_itr_find_lc_elem(croot, lo, &mut citr);
-                                let mut itr = t.itr_find(got);
                                 for step in 0..rng.range(1, 40) {
                                     let (w, g) = (c_at(&citr), itr.at().unwrap_or(NIL));
                                     if w != g {

@@ -367,106 +367,98 @@ impl Tree {
     }
 
     /// `krmq_rmq`: the element of least priority with a key in the closed interval `[lo, up]`, found as
-    /// krmq.h finds it (the first of equal priorities along its walk); None when the interval is empty.
+    /// krmq.h finds it (the first of equal priorities along its walks); None when the interval is empty.
+    ///
+    /// krmq.h records the two walks of `lo` and `up` from the root, then scans them. They share their nodes
+    /// down to the first one within `[lo, up]` (the walks' lowest common node; where they part or one stops
+    /// before such a node, the interval is empty); below it, only the nodes of `lo`'s walk, then of `up`'s,
+    /// are compared. Walking them in that order compares the same nodes in the same order.
     pub fn rmq(&self, lo: Key, up: Key) -> Option<u32> {
-        if self.root == NIL {
-            return None;
-        }
-        let walk = |x: Key, path: &mut [u32; MAX_DEPTH], pcmp: &mut [i32; MAX_DEPTH]| -> usize {
-            let (mut p, mut len) = (self.root, 0usize);
-            while p != NIL {
-                let cmp = self.cmp(x, p);
-                path[len] = p;
-                pcmp[len] = cmp;
-                len += 1;
-                if cmp < 0 {
-                    p = self.nodes[p as usize].p[0];
-                } else if cmp > 0 {
-                    p = self.nodes[p as usize].p[1];
-                } else {
-                    break;
-                }
+        let mut p = self.root;
+        let (c0, c1) = loop {
+            if p == NIL {
+                return None;
             }
-            len
+            let (c0, c1) = (self.cmp(lo, p), self.cmp(up, p));
+            if c0 <= 0 && c1 >= 0 {
+                break (c0, c1);
+            }
+            if c0 < 0 && c1 < 0 {
+                p = self.nodes[p as usize].p[0];
+            } else if c0 > 0 && c1 > 0 {
+                p = self.nodes[p as usize].p[1];
+            } else {
+                return None;
+            }
         };
-        let (mut path0, mut pcmp0) = ([0u32; MAX_DEPTH], [0i32; MAX_DEPTH]);
-        let (mut path1, mut pcmp1) = ([0u32; MAX_DEPTH], [0i32; MAX_DEPTH]);
-        let plen0 = walk(lo, &mut path0, &mut pcmp0);
-        let plen1 = walk(up, &mut path1, &mut pcmp1);
-        let mut i = 0;
-        while i < plen0 && i < plen1 {
-            if path0[i] == path1[i] && pcmp0[i] <= 0 && pcmp1[i] >= 0 {
-                break;
-            }
-            i += 1;
-        }
-        if i == plen0 || i == plen1 {
-            return None;
-        }
-        let lca = i;
-        let mut min = path0[lca];
-        for i in lca + 1..plen0 {
-            if pcmp0[i] <= 0 {
-                let e = path0[i];
-                if self.lt2(e, min) {
-                    min = e;
+        let mut min = p;
+        // lo's walk below the common node: nodes at or above lo, with their right subtrees
+        if c0 < 0 {
+            let mut q = self.nodes[p as usize].p[0];
+            while q != NIL {
+                let c = self.cmp(lo, q);
+                if c <= 0 {
+                    if self.lt2(q, min) {
+                        min = q;
+                    }
+                    let r = self.nodes[q as usize].p[1];
+                    if r != NIL && self.lt2(self.nodes[r as usize].s, min) {
+                        min = self.nodes[r as usize].s;
+                    }
                 }
-                let c = self.nodes[e as usize].p[1];
-                if c != NIL && self.lt2(self.nodes[c as usize].s, min) {
-                    min = self.nodes[c as usize].s;
-                }
+                q = match c {
+                    ..0 => self.nodes[q as usize].p[0],
+                    1.. => self.nodes[q as usize].p[1],
+                    0 => break,
+                };
             }
         }
-        for i in lca + 1..plen1 {
-            if pcmp1[i] >= 0 {
-                let e = path1[i];
-                if self.lt2(e, min) {
-                    min = e;
+        // then up's walk: nodes at or below up, with their left subtrees
+        if c1 > 0 {
+            let mut q = self.nodes[p as usize].p[1];
+            while q != NIL {
+                let c = self.cmp(up, q);
+                if c >= 0 {
+                    if self.lt2(q, min) {
+                        min = q;
+                    }
+                    let l = self.nodes[q as usize].p[0];
+                    if l != NIL && self.lt2(self.nodes[l as usize].s, min) {
+                        min = self.nodes[l as usize].s;
+                    }
                 }
-                let c = self.nodes[e as usize].p[0];
-                if c != NIL && self.lt2(self.nodes[c as usize].s, min) {
-                    min = self.nodes[c as usize].s;
-                }
+                q = match c {
+                    ..0 => self.nodes[q as usize].p[0],
+                    1.. => self.nodes[q as usize].p[1],
+                    0 => break,
+                };
             }
         }
         Some(min)
     }
 
-    /// `krmq_interval`'s lower bound: the greatest element whose key is at most `x`, [`NIL`] for none.
-    pub fn lower(&self, x: Key) -> u32 {
-        let (mut p, mut l) = (self.root, NIL);
+    /// `krmq_interval`'s lower bound of `x` (the greatest element whose key is at most `x`), then
+    /// `krmq_itr_find` of it: an iterator at that element, exhausted when there is none. The walk to `x`
+    /// passes through its lower bound, so the iterator's path is that walk's, cut there.
+    pub fn itr_lower(&self, x: Key) -> Itr {
+        let mut itr = Itr { stack: [0; MAX_DEPTH], len: 0 };
+        let (mut p, mut len) = (self.root, 0usize);
+        let mut depth = 0usize;
         while p != NIL {
+            itr.stack[depth] = p;
+            depth += 1;
             let cmp = self.cmp(x, p);
             if cmp < 0 {
                 p = self.nodes[p as usize].p[0];
-            } else if cmp > 0 {
-                l = p;
-                p = self.nodes[p as usize].p[1];
             } else {
-                l = p;
-                break;
+                len = depth;
+                if cmp == 0 {
+                    break;
+                }
+                p = self.nodes[p as usize].p[1];
             }
         }
-        l
-    }
-
-    /// `krmq_itr_find` of element `x` (in the tree): an iterator at it.
-    pub fn itr_find(&self, x: u32) -> Itr {
-        let xk = self.key(x);
-        let mut itr = Itr { stack: [0; MAX_DEPTH], len: 0 };
-        let mut p = self.root;
-        while p != NIL {
-            itr.stack[itr.len] = p;
-            itr.len += 1;
-            let cmp = self.cmp(xk, p);
-            if cmp < 0 {
-                p = self.nodes[p as usize].p[0];
-            } else if cmp > 0 {
-                p = self.nodes[p as usize].p[1];
-            } else {
-                break;
-            }
-        }
+        itr.len = len;
         itr
     }
 

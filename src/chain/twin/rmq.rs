@@ -105,7 +105,7 @@ pub fn fill_rmq(pr: &RmqParams, a: &[Anchor]) -> Result<Fill, OutOfMemory> {
         if let Some(q) = root.rmq(lo, hi) {
             let qy = root.y(q);
             assert!(qy >= lo.y && qy <= hi.y, "mg_lchain_rmq: q->y >= lo.y && q->y <= hi.y");
-            let mut j = q as usize;
+            let j = q as usize;
             let (sc0, exact, width) = comput_sc_simple(&ai, &a[j], gap, skip);
             n_visited += 1;
             let sc = f[j].wrapping_add(sc0);
@@ -114,40 +114,37 @@ pub fn fill_rmq(pr: &RmqParams, a: &[Anchor]) -> Result<Fill, OutOfMemory> {
                 max_j = j as i64;
             }
             if let Some(inner) = inner.as_ref().filter(|t| !exact && t.root() != NIL && yi > 0) {
-                let lo = inner.lower(Key { y: yi - 1, i: n as i64 });
-                if lo != NIL {
-                    let mut n_skip = 0i32;
-                    let min_y = yi.wrapping_sub(pr.max_dist_inner);
-                    let mut itr = inner.itr_find(lo);
-                    while let Some(q) = itr.at() {
-                        if inner.y(q) < min_y {
-                            break;
-                        }
-                        j = q as usize;
-                        let (sc0, _, width) = comput_sc_simple(&ai, &a[j], gap, skip);
-                        n_visited += 1;
-                        let sc = f[j].wrapping_add(sc0);
-                        if width <= bw {
-                            if sc > max_f {
-                                max_f = sc;
-                                max_j = j as i64;
-                                if n_skip > 0 {
-                                    n_skip -= 1;
-                                }
-                            } else if t[j] == i as i32 {
-                                n_skip += 1;
-                                if n_skip > pr.job.max_chn_skip {
-                                    n_breaks += 1;
-                                    break;
-                                }
+                let mut itr = inner.itr_lower(Key { y: yi - 1, i: n as i64 });
+                let mut n_skip = 0i32;
+                let min_y = yi.wrapping_sub(pr.max_dist_inner);
+                while let Some(q) = itr.at() {
+                    if inner.y(q) < min_y {
+                        break;
+                    }
+                    let j = q as usize;
+                    let (sc0, _, width) = comput_sc_simple(&ai, &a[j], gap, skip);
+                    n_visited += 1;
+                    let sc = f[j].wrapping_add(sc0);
+                    if width <= bw {
+                        if sc > max_f {
+                            max_f = sc;
+                            max_j = j as i64;
+                            if n_skip > 0 {
+                                n_skip -= 1;
                             }
-                            if p[j] >= 0 {
-                                t[p[j] as usize] = i as i32;
+                        } else if t[j] == i as i32 {
+                            n_skip += 1;
+                            if n_skip > pr.job.max_chn_skip {
+                                n_breaks += 1;
+                                break;
                             }
                         }
-                        if !inner.itr_prev(&mut itr) {
-                            break;
+                        if p[j] >= 0 {
+                            t[p[j] as usize] = i as i32;
                         }
+                    }
+                    if !inner.itr_prev(&mut itr) {
+                        break;
                     }
                 }
             }
