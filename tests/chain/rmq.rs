@@ -871,6 +871,9 @@ fn real_calls(mo: &MapOpt, k: i32, rmq: bool, a: &[Anchor], qlen: i32) -> Vec<(R
     calls
 }
 
+/// One real run: what, preset, whether its first chaining is `mg_lchain_rmq`, references, queries.
+type RealRun<'a> = (&'a str, &'a str, bool, &'a [Vec<u8>], &'a [Vec<u8>]);
+
 /// Real anchors (upstream's seeding of the data under `WARPALIGN_DATA`): H. pylori SJM180 onto G27 with asm5,
 /// asm20 and lr:hqae; the ONT reads (ultra-long and medaka's) onto E. coli with `-x map-ont --rmq` and with
 /// map-ont's long-join re-chain; lambda reads onto lambda likewise. Skips what is missing.
@@ -884,7 +887,7 @@ fn rmq_real_anchors() {
     ont.extend(read_seqs(&data.join("ont/ecoli_R9_medaka_test_reads.fasta.gz")).into_iter().take(100));
     let (lambda, lreads) =
         (read_seqs(&data.join("lambda/lambda_NC_001416.fasta.gz")), read_seqs(&data.join("lambda/lambda_ont_R7_2D_ERA476754.fastq.gz")));
-    let mut runs: Vec<(&str, &str, bool, &[Vec<u8>], &[Vec<u8>])> = Vec::new();
+    let mut runs: Vec<RealRun> = Vec::new();
     if !g27.is_empty() && !sjm.is_empty() {
         runs.push(("SJM180 onto G27", "asm5", true, &g27, &sjm));
         runs.push(("SJM180 onto G27", "asm20", true, &g27, &sjm));
