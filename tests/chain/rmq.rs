@@ -464,7 +464,27 @@ fn rmq_batch_matches_oracle() {
     assert!(chain::rmq_batch(&Engine::cpu(), &bad, &mut short).is_err());
 }
 
-/// Single-thread time of twin and upstream (in a kalloc arena, as minimap2 runs it) on large sets: printed.
+/// Upstream's time and the twin's for one call, single-threaded, best of 3 (upstream in this thread's kalloc
+/// arena, as minimap2 runs it); checks that they agree.
+fn time_call(label: &str, cfg: &RmqCfg, a: &[Anchor]) -> String {
+    let j = cfg.job(a);
+    let km = c::thread_km();
+    let (mut to, mut tt) = (f64::MAX, f64::MAX);
+    let (mut want, mut got) = (None, None);
+    for _ in 0..3 {
+        let t0 = Instant::now();
+        want = Some(oracle_rmq_in(&j, km));
+        to = to.min(t0.elapsed().as_secs_f64());
+        let t0 = Instant::now();
+        got = Some(twin_rmq(&j));
+        tt = tt.min(t0.elapsed().as_secs_f64());
+    }
+    assert_eq!(want, got, "{label}");
+    format!("{label}, {} anchors: upstream {:.1} ms, twin {:.1} ms, upstream/twin {:.2}x", a.len(), to * 1e3, tt * 1e3, to / tt)
+}
+
+/// Single-thread time of twin and upstream on large random sets and on the real asm calls of H. pylori
+/// SJM180 onto G27 (where the data is): printed.
 #[test]
 fn rmq_timing() {
     let mut lines = Vec::new();
@@ -487,21 +507,19 @@ fn rmq_timing() {
         };
         let mut a = random_anchors(&mut rng, k, &shape, 5_000_000, n);
         guard_anchor0(&mut a);
-        let j = cfg.job(&a);
-        let km = c::thread_km();
-        let reps = 3;
-        let (mut to, mut tt) = (f64::MAX, f64::MAX);
-        let (mut want, mut got) = (None, None);
-        for _ in 0..reps {
-            let t0 = Instant::now();
-            want = Some(oracle_rmq_in(&j, km));
-            to = to.min(t0.elapsed().as_secs_f64());
-            let t0 = Instant::now();
-            got = Some(twin_rmq(&j));
-            tt = tt.min(t0.elapsed().as_secs_f64());
+        lines.push(time_call(&format!("random, {p:?}"), &cfg, &a));
+    }
+    let data = crate::common::tools::data_dir();
+    let (g27, sjm) = (read_seqs(&data.join("wga/hpylori_G27.fasta.gz")), read_seqs(&data.join("wga/hpylori_SJM180.fasta.gz")));
+    if !g27.is_empty() && !sjm.is_empty() {
+        for preset in ["asm5", "asm20"] {
+            let (mo, k, sets) = real_anchors(preset, &g27, &sjm);
+            let mo = MapOpt(mo);
+            for (n, (cfg, a)) in real_calls(&mo, k, true, &sets[0], sjm[0].len() as i32).iter().enumerate() {
+                let what = if n == 0 { "chaining" } else { "long-join re-chain" };
+                lines.push(time_call(&format!("SJM180 onto G27, {preset}, {what}"), cfg, a));
+            }
         }
-        assert_eq!(want, got, "{p:?}");
-        lines.push(format!("{p:?} {n} anchors: upstream {:.1} ms, twin {:.1} ms, upstream/twin {:.2}x", to * 1e3, tt * 1e3, to / tt));
     }
     for l in lines {
         eprintln!("rmq_timing: {l}");
