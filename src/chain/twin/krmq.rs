@@ -86,9 +86,25 @@ impl Tree {
         Links { left: q.p[0], right: q.p[1], s: q.s, balance: q.balance, size: q.size }
     }
 
+    /// Node `j`, unchecked: the tree's links (`root`, `p`, `s`, the iterators' paths) hold node indices or
+    /// [`NIL`], which is never followed; the elements callers pass are checked where they come in.
+    #[inline(always)]
+    fn nd(&self, j: u32) -> &Node {
+        debug_assert!((j as usize) < self.nodes.len());
+        // SAFETY: j is a node index (above).
+        unsafe { self.nodes.get_unchecked(j as usize) }
+    }
+
+    #[inline(always)]
+    fn nd_mut(&mut self, j: u32) -> &mut Node {
+        debug_assert!((j as usize) < self.nodes.len());
+        // SAFETY: j is a node index (see nd).
+        unsafe { self.nodes.get_unchecked_mut(j as usize) }
+    }
+
     #[inline(always)]
     fn cmp(&self, x: Key, j: u32) -> i32 {
-        let y = self.nodes[j as usize].y;
+        let y = self.nd(j).y;
         if x.y < y {
             -1
         } else if x.y > y {
@@ -100,87 +116,87 @@ impl Tree {
 
     #[inline(always)]
     fn key(&self, j: u32) -> Key {
-        Key { y: self.nodes[j as usize].y, i: j as i64 }
+        Key { y: self.nd(j).y, i: j as i64 }
     }
 
     #[inline(always)]
     fn lt2(&self, a: u32, b: u32) -> bool {
-        self.nodes[a as usize].pri < self.nodes[b as usize].pri
+        self.nd(a).pri < self.nd(b).pri
     }
 
     #[inline(always)]
     fn size_child(&self, q: u32, i: usize) -> u32 {
-        let c = self.nodes[q as usize].p[i];
+        let c = self.nd(q).p[i];
         if c == NIL {
             0
         } else {
-            self.nodes[c as usize].size
+            self.nd(c).size
         }
     }
 
     #[inline(always)]
     fn update_min(&mut self, p: u32, q: u32, r: u32) {
-        let mut s = if q == NIL || self.lt2(p, self.nodes[q as usize].s) { p } else { self.nodes[q as usize].s };
-        s = if r == NIL || self.lt2(s, self.nodes[r as usize].s) { s } else { self.nodes[r as usize].s };
-        self.nodes[p as usize].s = s;
+        let mut s = if q == NIL || self.lt2(p, self.nd(q).s) { p } else { self.nd(q).s };
+        s = if r == NIL || self.lt2(s, self.nd(r).s) { s } else { self.nd(r).s };
+        self.nd_mut(p).s = s;
     }
 
     /// `krmq_rotate1`: (a,(b,c)q)p => ((a,b)p,c)q; dir 0 to the left.
     fn rotate1(&mut self, p: u32, dir: usize) -> u32 {
         let opp = 1 - dir;
-        let q = self.nodes[p as usize].p[opp];
-        let s = self.nodes[p as usize].s;
-        let size_p = self.nodes[p as usize].size;
-        let d = self.nodes[q as usize].size.wrapping_sub(self.size_child(q, dir));
-        self.nodes[p as usize].size = size_p.wrapping_sub(d);
-        self.nodes[q as usize].size = size_p;
-        self.update_min(p, self.nodes[p as usize].p[dir], self.nodes[q as usize].p[dir]);
-        self.nodes[q as usize].s = s;
-        self.nodes[p as usize].p[opp] = self.nodes[q as usize].p[dir];
-        self.nodes[q as usize].p[dir] = p;
+        let q = self.nd(p).p[opp];
+        let s = self.nd(p).s;
+        let size_p = self.nd(p).size;
+        let d = self.nd(q).size.wrapping_sub(self.size_child(q, dir));
+        self.nd_mut(p).size = size_p.wrapping_sub(d);
+        self.nd_mut(q).size = size_p;
+        self.update_min(p, self.nd(p).p[dir], self.nd(q).p[dir]);
+        self.nd_mut(q).s = s;
+        self.nd_mut(p).p[opp] = self.nd(q).p[dir];
+        self.nd_mut(q).p[dir] = p;
         q
     }
 
     /// `krmq_rotate2`: (a,((b,c)r,d)q)p => ((a,b)p,(c,d)q)r.
     fn rotate2(&mut self, p: u32, dir: usize) -> u32 {
         let opp = 1 - dir;
-        let q = self.nodes[p as usize].p[opp];
-        let r = self.nodes[q as usize].p[dir];
-        let s = self.nodes[p as usize].s;
+        let q = self.nd(p).p[opp];
+        let r = self.nd(q).p[dir];
+        let s = self.nd(p).s;
         let size_x_dir = self.size_child(r, dir);
-        self.nodes[r as usize].size = self.nodes[p as usize].size;
-        let d = self.nodes[q as usize].size.wrapping_sub(size_x_dir);
-        self.nodes[p as usize].size = self.nodes[p as usize].size.wrapping_sub(d);
-        self.nodes[q as usize].size = self.nodes[q as usize].size.wrapping_sub(size_x_dir.wrapping_add(1));
-        self.update_min(p, self.nodes[p as usize].p[dir], self.nodes[r as usize].p[dir]);
-        self.update_min(q, self.nodes[q as usize].p[opp], self.nodes[r as usize].p[opp]);
-        self.nodes[r as usize].s = s;
-        self.nodes[p as usize].p[opp] = self.nodes[r as usize].p[dir];
-        self.nodes[r as usize].p[dir] = p;
-        self.nodes[q as usize].p[dir] = self.nodes[r as usize].p[opp];
-        self.nodes[r as usize].p[opp] = q;
+        self.nd_mut(r).size = self.nd(p).size;
+        let d = self.nd(q).size.wrapping_sub(size_x_dir);
+        self.nd_mut(p).size = self.nd(p).size.wrapping_sub(d);
+        self.nd_mut(q).size = self.nd(q).size.wrapping_sub(size_x_dir.wrapping_add(1));
+        self.update_min(p, self.nd(p).p[dir], self.nd(r).p[dir]);
+        self.update_min(q, self.nd(q).p[opp], self.nd(r).p[opp]);
+        self.nd_mut(r).s = s;
+        self.nd_mut(p).p[opp] = self.nd(r).p[dir];
+        self.nd_mut(r).p[dir] = p;
+        self.nd_mut(q).p[dir] = self.nd(r).p[opp];
+        self.nd_mut(r).p[opp] = q;
         let b1: i8 = if dir == 0 { 1 } else { -1 };
-        let rb = self.nodes[r as usize].balance;
+        let rb = self.nd(r).balance;
         if rb == b1 {
-            self.nodes[q as usize].balance = 0;
-            self.nodes[p as usize].balance = -b1;
+            self.nd_mut(q).balance = 0;
+            self.nd_mut(p).balance = -b1;
         } else if rb == 0 {
-            self.nodes[q as usize].balance = 0;
-            self.nodes[p as usize].balance = 0;
+            self.nd_mut(q).balance = 0;
+            self.nd_mut(p).balance = 0;
         } else {
-            self.nodes[q as usize].balance = b1;
-            self.nodes[p as usize].balance = 0;
+            self.nd_mut(q).balance = b1;
+            self.nd_mut(p).balance = 0;
         }
-        self.nodes[r as usize].balance = 0;
+        self.nd_mut(r).balance = 0;
         r
     }
 
     /// `krmq_insert` of element `x` (not in the tree: keys are unique, so upstream's "already present" return
     /// never happens) with key `(y, x)` and priority `pri`.
     pub fn insert(&mut self, x: u32, y: i32, pri: f64) {
-        debug_assert!(!self.nodes[x as usize].in_tree);
+        assert!((x as usize) < self.nodes.len() - 1 && !self.nodes[x as usize].in_tree, "krmq insert: bad element {x}");
         {
-            let n = &mut self.nodes[x as usize];
+            let n = self.nd_mut(x);
             n.y = y;
             n.pri = pri;
         }
@@ -192,7 +208,7 @@ impl Tree {
         let (mut top, mut path_len, mut which) = (0usize, 0usize, 0usize);
         while p != NIL {
             let cmp = self.cmp(xk, p);
-            if self.nodes[p as usize].balance != 0 {
+            if self.nd(p).balance != 0 {
                 bq = q;
                 bp = p;
                 top = 0;
@@ -203,10 +219,10 @@ impl Tree {
             path[path_len] = p;
             path_len += 1;
             q = p;
-            p = self.nodes[p as usize].p[which];
+            p = self.nd(p).p[which];
         }
         {
-            let n = &mut self.nodes[x as usize];
+            let n = self.nd_mut(x);
             n.balance = 0;
             n.size = 1;
             n.p = [NIL, NIL];
@@ -216,18 +232,18 @@ impl Tree {
         if q == NIL {
             self.root = x;
         } else {
-            self.nodes[q as usize].p[which] = x;
+            self.nd_mut(q).p[which] = x;
         }
         if bp == NIL {
             return;
         }
         for &e in &path[..path_len] {
-            self.nodes[e as usize].size += 1;
+            self.nd_mut(e).size += 1;
         }
         for &e in path[..path_len].iter().rev() {
-            let (l, r) = (self.nodes[e as usize].p[0], self.nodes[e as usize].p[1]);
+            let (l, r) = (self.nd(e).p[0], self.nd(e).p[1]);
             self.update_min(e, l, r);
-            if self.nodes[e as usize].s != x {
+            if self.nd(e).s != x {
                 break;
             }
         }
@@ -236,24 +252,24 @@ impl Tree {
         while p != x {
             let d = stack[top] as usize;
             if d == 0 {
-                self.nodes[p as usize].balance -= 1;
+                self.nd_mut(p).balance -= 1;
             } else {
-                self.nodes[p as usize].balance += 1;
+                self.nd_mut(p).balance += 1;
             }
-            p = self.nodes[p as usize].p[d];
+            p = self.nd(p).p[d];
             top += 1;
         }
-        let bb = self.nodes[bp as usize].balance;
+        let bb = self.nd(bp).balance;
         if bb > -2 && bb < 2 {
             return;
         }
         let which = (bb < 0) as usize;
         let b1: i8 = if which == 0 { 1 } else { -1 };
-        let q = self.nodes[bp as usize].p[1 - which];
-        let r = if self.nodes[q as usize].balance == b1 {
+        let q = self.nd(bp).p[1 - which];
+        let r = if self.nd(q).balance == b1 {
             let r = self.rotate1(bp, which);
-            self.nodes[q as usize].balance = 0;
-            self.nodes[bp as usize].balance = 0;
+            self.nd_mut(q).balance = 0;
+            self.nd_mut(bp).balance = 0;
             r
         } else {
             self.rotate2(bp, which)
@@ -261,17 +277,17 @@ impl Tree {
         if bq == NIL {
             self.root = r;
         } else {
-            let side = (bp != self.nodes[bq as usize].p[0]) as usize;
-            self.nodes[bq as usize].p[side] = r;
+            let side = (bp != self.nd(bq).p[0]) as usize;
+            self.nd_mut(bq).p[side] = r;
         }
     }
 
     /// `krmq_erase` of element `x`, which is in the tree (as `krmq_find` then `krmq_erase` in lchain.c).
     pub fn erase(&mut self, x: u32) {
-        debug_assert!(self.nodes[x as usize].in_tree);
+        assert!((x as usize) < self.nodes.len() - 1 && self.nodes[x as usize].in_tree, "krmq erase: element {x} not in the tree");
         let fake = (self.nodes.len() - 1) as u32;
         // `fake = **root_`: a copy of the root whose left child is the root
-        self.nodes[fake as usize] = Node { p: [self.root, NIL], ..self.nodes[self.root as usize] };
+        *self.nd_mut(fake) = Node { p: [self.root, NIL], ..*self.nd(self.root) };
         let xk = self.key(x);
         let mut path = [0u32; MAX_DEPTH];
         let mut dir = [0u8; MAX_DEPTH];
@@ -283,24 +299,24 @@ impl Tree {
             dir[d] = which as u8;
             path[d] = p;
             d += 1;
-            p = self.nodes[p as usize].p[which];
+            p = self.nd(p).p[which];
             assert!(p != NIL, "krmq erase: element {x} not in the tree");
             cmp = self.cmp(xk, p);
         }
         for &e in &path[1..d] {
-            self.nodes[e as usize].size -= 1;
+            self.nd_mut(e).size -= 1;
         }
-        let pn = self.nodes[p as usize];
+        let pn = *self.nd(p);
         if pn.p[1] == NIL {
-            self.nodes[path[d - 1] as usize].p[dir[d - 1] as usize] = pn.p[0];
+            self.nd_mut(path[d - 1]).p[dir[d - 1] as usize] = pn.p[0];
         } else {
             let mut q = pn.p[1];
-            if self.nodes[q as usize].p[0] == NIL {
-                let qn = &mut self.nodes[q as usize];
+            if self.nd(q).p[0] == NIL {
+                let qn = self.nd_mut(q);
                 qn.p[0] = pn.p[0];
                 qn.balance = pn.balance;
                 qn.size = pn.size - 1;
-                self.nodes[path[d - 1] as usize].p[dir[d - 1] as usize] = q;
+                self.nd_mut(path[d - 1]).p[dir[d - 1] as usize] = q;
                 path[d] = q;
                 dir[d] = 1;
                 d += 1;
@@ -311,27 +327,27 @@ impl Tree {
                     dir[d] = 0;
                     path[d] = q;
                     d += 1;
-                    let r = self.nodes[q as usize].p[0];
-                    if self.nodes[r as usize].p[0] == NIL {
+                    let r = self.nd(q).p[0];
+                    if self.nd(r).p[0] == NIL {
                         break r;
                     }
                     q = r;
                 };
-                self.nodes[r as usize].p[0] = pn.p[0];
-                self.nodes[q as usize].p[0] = self.nodes[r as usize].p[1];
-                self.nodes[r as usize].p[1] = pn.p[1];
-                self.nodes[r as usize].balance = pn.balance;
-                self.nodes[path[e - 1] as usize].p[dir[e - 1] as usize] = r;
+                self.nd_mut(r).p[0] = pn.p[0];
+                self.nd_mut(q).p[0] = self.nd(r).p[1];
+                self.nd_mut(r).p[1] = pn.p[1];
+                self.nd_mut(r).balance = pn.balance;
+                self.nd_mut(path[e - 1]).p[dir[e - 1] as usize] = r;
                 path[e] = r;
                 dir[e] = 1;
                 for &t in &path[e + 1..d] {
-                    self.nodes[t as usize].size -= 1;
+                    self.nd_mut(t).size -= 1;
                 }
-                self.nodes[r as usize].size = pn.size - 1;
+                self.nd_mut(r).size = pn.size - 1;
             }
         }
         for &e in path[..d].iter().rev() {
-            let (l, r) = (self.nodes[e as usize].p[0], self.nodes[e as usize].p[1]);
+            let (l, r) = (self.nd(e).p[0], self.nd(e).p[1]);
             self.update_min(e, l, r);
         }
         while d > 1 {
@@ -340,30 +356,32 @@ impl Tree {
             let which = dir[d] as usize;
             let other = 1 - which;
             let (b1, b2): (i8, i8) = if which != 0 { (-1, -2) } else { (1, 2) };
-            self.nodes[q as usize].balance += b1;
-            let qb = self.nodes[q as usize].balance;
+            self.nd_mut(q).balance += b1;
+            let qb = self.nd(q).balance;
             if qb == b1 {
                 break;
             } else if qb == b2 {
-                let r = self.nodes[q as usize].p[other];
-                let up = (path[d - 1] as usize, dir[d - 1] as usize);
-                if self.nodes[r as usize].balance == -b1 {
-                    self.nodes[up.0].p[up.1] = self.rotate2(q, which);
+                let r = self.nd(q).p[other];
+                let up = (path[d - 1], dir[d - 1] as usize);
+                if self.nd(r).balance == -b1 {
+                    let r2 = self.rotate2(q, which);
+                    self.nd_mut(up.0).p[up.1] = r2;
                 } else {
-                    self.nodes[up.0].p[up.1] = self.rotate1(q, which);
-                    if self.nodes[r as usize].balance == 0 {
-                        self.nodes[r as usize].balance = -b1;
-                        self.nodes[q as usize].balance = b1;
+                    let r1 = self.rotate1(q, which);
+                    self.nd_mut(up.0).p[up.1] = r1;
+                    if self.nd(r).balance == 0 {
+                        self.nd_mut(r).balance = -b1;
+                        self.nd_mut(q).balance = b1;
                         break;
                     } else {
-                        self.nodes[r as usize].balance = 0;
-                        self.nodes[q as usize].balance = 0;
+                        self.nd_mut(r).balance = 0;
+                        self.nd_mut(q).balance = 0;
                     }
                 }
             }
         }
-        self.root = self.nodes[fake as usize].p[0];
-        self.nodes[p as usize].in_tree = false;
+        self.root = self.nd(fake).p[0];
+        self.nd_mut(p).in_tree = false;
     }
 
     /// `krmq_rmq`: the element of least priority with a key in the closed interval `[lo, up]`, found as
@@ -384,9 +402,9 @@ impl Tree {
                 break (c0, c1);
             }
             if c0 < 0 && c1 < 0 {
-                p = self.nodes[p as usize].p[0];
+                p = self.nd(p).p[0];
             } else if c0 > 0 && c1 > 0 {
-                p = self.nodes[p as usize].p[1];
+                p = self.nd(p).p[1];
             } else {
                 return None;
             }
@@ -394,42 +412,42 @@ impl Tree {
         let mut min = p;
         // lo's walk below the common node: nodes at or above lo, with their right subtrees
         if c0 < 0 {
-            let mut q = self.nodes[p as usize].p[0];
+            let mut q = self.nd(p).p[0];
             while q != NIL {
                 let c = self.cmp(lo, q);
                 if c <= 0 {
                     if self.lt2(q, min) {
                         min = q;
                     }
-                    let r = self.nodes[q as usize].p[1];
-                    if r != NIL && self.lt2(self.nodes[r as usize].s, min) {
-                        min = self.nodes[r as usize].s;
+                    let r = self.nd(q).p[1];
+                    if r != NIL && self.lt2(self.nd(r).s, min) {
+                        min = self.nd(r).s;
                     }
                 }
                 q = match c {
-                    ..0 => self.nodes[q as usize].p[0],
-                    1.. => self.nodes[q as usize].p[1],
+                    ..0 => self.nd(q).p[0],
+                    1.. => self.nd(q).p[1],
                     0 => break,
                 };
             }
         }
         // then up's walk: nodes at or below up, with their left subtrees
         if c1 > 0 {
-            let mut q = self.nodes[p as usize].p[1];
+            let mut q = self.nd(p).p[1];
             while q != NIL {
                 let c = self.cmp(up, q);
                 if c >= 0 {
                     if self.lt2(q, min) {
                         min = q;
                     }
-                    let l = self.nodes[q as usize].p[0];
-                    if l != NIL && self.lt2(self.nodes[l as usize].s, min) {
-                        min = self.nodes[l as usize].s;
+                    let l = self.nd(q).p[0];
+                    if l != NIL && self.lt2(self.nd(l).s, min) {
+                        min = self.nd(l).s;
                     }
                 }
                 q = match c {
-                    ..0 => self.nodes[q as usize].p[0],
-                    1.. => self.nodes[q as usize].p[1],
+                    ..0 => self.nd(q).p[0],
+                    1.. => self.nd(q).p[1],
                     0 => break,
                 };
             }
@@ -449,13 +467,13 @@ impl Tree {
             depth += 1;
             let cmp = self.cmp(x, p);
             if cmp < 0 {
-                p = self.nodes[p as usize].p[0];
+                p = self.nd(p).p[0];
             } else {
                 len = depth;
                 if cmp == 0 {
                     break;
                 }
-                p = self.nodes[p as usize].p[1];
+                p = self.nd(p).p[1];
             }
         }
         itr.len = len;
@@ -468,19 +486,19 @@ impl Tree {
         if itr.len == 0 {
             return false;
         }
-        let mut p = self.nodes[itr.stack[itr.len - 1] as usize].p[0];
+        let mut p = self.nd(itr.stack[itr.len - 1]).p[0];
         if p != NIL {
             while p != NIL {
                 itr.stack[itr.len] = p;
                 itr.len += 1;
-                p = self.nodes[p as usize].p[1];
+                p = self.nd(p).p[1];
             }
             true
         } else {
             loop {
                 itr.len -= 1;
                 p = itr.stack[itr.len];
-                if itr.len == 0 || p != self.nodes[itr.stack[itr.len - 1] as usize].p[0] {
+                if itr.len == 0 || p != self.nd(itr.stack[itr.len - 1]).p[0] {
                     break;
                 }
             }
