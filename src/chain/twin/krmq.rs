@@ -1,10 +1,10 @@
 //! krmq.h (minimap2 2.31): the AVL tree with range-minimum queries that `mg_lchain_rmq` keeps its anchors
-//! in, ported operation for operation with `lc_elem_t`'s comparisons (lchain.c:227-229). Which element
+//! in, ported operation for operation with `lc_elem_t`'s comparisons (lchain.c:226-228). Which element
 //! [`Tree::rmq`] returns among equal priorities depends on the tree's shape and on each subtree's cached
 //! minimum `s`, kept as krmq.h keeps it (ties go right child, then left child, then the node; insertion stops
 //! updating `s` early; rotations hand the old subtree's `s` to the new top), so both are upstream's exactly.
 //!
-//! Nodes live in one array: node `j` is anchor `j` (each anchor enters a tree at most once), the last slot is
+//! Nodes live in one array: node `j` is element (anchor) `j`, which `mg_lchain_rmq` inserts once; the last slot is
 //! `krmq_erase`'s `fake` parent of the root; links are indices, [`NIL`] for none.
 
 use crate::memory::{try_vec, OutOfMemory};

@@ -1,4 +1,4 @@
-//! The fill of `mg_lchain_rmq` (lchain.c:251-346) with `comput_sc_simple` (lchain.c:233): each anchor's best
+//! The fill of `mg_lchain_rmq` (lchain.c:275-357) with `comput_sc_simple` (lchain.c:232): each anchor's best
 //! predecessor is the element of least priority `-(f[j] + 0.5 * gap * (x_j + y_j))` among the earlier anchors
 //! within `max_dist` on the query (a [`Tree`]), then, unless that pair is exact, the anchors within
 //! `max_dist_inner` scanned backwards in a second tree with the `max_chain_skip` exit of the DP.
