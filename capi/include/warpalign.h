@@ -144,7 +144,7 @@ typedef struct warpalign_chain_dp_job {
 } warpalign_chain_dp_job;
 
 /**
- * What `mg_lchain_dp` returns: the chains `u[]` (`score<<32 | n_anchors`) and the anchors they use, compacted.
+ * What `mg_lchain_dp` (and `mg_lchain_rmq`) returns: the chains `u[]` (`score<<32 | n_anchors`) and the anchors they use, compacted.
  */
 typedef struct warpalign_chain_dp_result {
   int32_t n_chains;
@@ -158,6 +158,23 @@ typedef struct warpalign_chain_dp_result {
    */
   struct warpalign_anchor *anchors;
 } warpalign_chain_dp_result;
+
+/**
+ * One `mg_lchain_rmq` call: its scalar arguments and the sorted anchors (not modified).
+ */
+typedef struct warpalign_chain_rmq_job {
+  int32_t max_dist;
+  int32_t max_dist_inner;
+  int32_t bw;
+  int32_t max_chn_skip;
+  int32_t cap_rmq_size;
+  int32_t min_cnt;
+  int32_t min_sc;
+  float chn_pen_gap;
+  float chn_pen_skip;
+  int64_t n_anchors;
+  const struct warpalign_anchor *anchors;
+} warpalign_chain_rmq_job;
 
 /**
  * One `ksw_extd2_sse` call (dual affine gaps); the fields are that function's arguments.
@@ -693,6 +710,18 @@ enum warpalign_status warpalign_chain_dp_batch(const struct warpalign_ctx *ctx,
                                                const struct warpalign_chain_dp_job *jobs,
                                                size_t n,
                                                struct warpalign_chain_dp_result *results);
+
+/**
+ * Runs `n` `mg_lchain_rmq` jobs (the chaining of minimap2's asm presets, `--rmq` and long-join re-chain), on
+ * the CPU. `results[i]` is overwritten (not freed) with job i's chains and compacted anchors, as
+ * warpalign_chain_dp_batch writes them (release with warpalign_chain_dp_results_free). Input anchors are not
+ * modified or freed. A job whose memory (about 90 bytes per anchor) cannot be allocated fails the batch with
+ * WARPALIGN_STATUS_OUT_OF_MEMORY, naming the job: every result is left empty (nothing to free).
+ */
+enum warpalign_status warpalign_chain_rmq_batch(const struct warpalign_ctx *ctx,
+                                                const struct warpalign_chain_rmq_job *jobs,
+                                                size_t n,
+                                                struct warpalign_chain_dp_result *results);
 
 /**
  * Frees the arrays of `n` chain results and zeroes them. NULL is ignored.

@@ -2,7 +2,7 @@
 
 use crate::{batch_args, clear_last_error, guard, WarpalignCtx, WarpalignStatus};
 use warpalign::chain::pack::{pack_anchors, unpack_anchors};
-use warpalign::chain::{self, Anchor, ChainDpJob, ChainDpResult};
+use warpalign::chain::{self, Anchor, ChainDpJob, ChainDpResult, ChainRmqJob};
 use warpalign::Error;
 
 /// Runs `n` `mg_lchain_dp` jobs. `results[i]` is overwritten (not freed) with the chains and compacted
@@ -20,6 +20,24 @@ pub extern "C" fn warpalign_chain_dp_batch(
     guard("warpalign_chain_dp_batch", || {
         let (engine, jobs, results) = batch_args(ctx, jobs, n, results)?;
         chain::dp_batch(engine, jobs, results)
+    })
+}
+
+/// Runs `n` `mg_lchain_rmq` jobs (the chaining of minimap2's asm presets, `--rmq` and long-join re-chain), on
+/// the CPU. `results[i]` is overwritten (not freed) with job i's chains and compacted anchors, as
+/// warpalign_chain_dp_batch writes them (release with warpalign_chain_dp_results_free). Input anchors are not
+/// modified or freed. A job whose memory (about 90 bytes per anchor) cannot be allocated fails the batch with
+/// WARPALIGN_STATUS_OUT_OF_MEMORY, naming the job: every result is left empty (nothing to free).
+#[no_mangle]
+pub extern "C" fn warpalign_chain_rmq_batch(
+    ctx: *const WarpalignCtx,
+    jobs: *const ChainRmqJob,
+    n: usize,
+    results: *mut ChainDpResult,
+) -> WarpalignStatus {
+    guard("warpalign_chain_rmq_batch", || {
+        let (engine, jobs, results) = batch_args(ctx, jobs, n, results)?;
+        chain::rmq_batch(engine, jobs, results)
     })
 }
 

@@ -193,6 +193,7 @@ int main(void)
 	pthread_t th[N_THREADS];
 	warpalign_anchor a[50];
 	warpalign_chain_dp_job job;
+	warpalign_chain_rmq_job rjob;
 	warpalign_chain_dp_result res;
 	int i, j;
 
@@ -216,6 +217,17 @@ int main(void)
 	if (warpalign_chain_dp_batch(ctx, &job, 1, &res) != WARPALIGN_STATUS_OK) fail("chain batch");
 	if (res.n_chains != 1 || res.n_anchors != 50 || (uint32_t)res.chains[0] != 50) {
 		fprintf(stderr, "capi: chain: %d chains, %ld anchors\n", res.n_chains, (long)res.n_anchors);
+		return 1;
+	}
+	warpalign_chain_dp_results_free(&res, 1);
+	/* the same anchors through mg_lchain_rmq (the asm presets' arguments): the same one chain */
+	memset(&rjob, 0, sizeof(rjob));
+	rjob.max_dist = 10000, rjob.max_dist_inner = 1000, rjob.bw = 1000, rjob.max_chn_skip = 25;
+	rjob.cap_rmq_size = 100000, rjob.min_cnt = 3, rjob.min_sc = 40, rjob.chn_pen_gap = 0.8f;
+	rjob.n_anchors = 50, rjob.anchors = a;
+	if (warpalign_chain_rmq_batch(ctx, &rjob, 1, &res) != WARPALIGN_STATUS_OK) fail("chain rmq batch");
+	if (res.n_chains != 1 || res.n_anchors != 50 || (uint32_t)res.chains[0] != 50) {
+		fprintf(stderr, "capi: chain rmq: %d chains, %ld anchors\n", res.n_chains, (long)res.n_anchors);
 		return 1;
 	}
 	warpalign_chain_dp_results_free(&res, 1);

@@ -48,7 +48,7 @@ pub fn mg_log2(x: f32) -> f32 {
 
 /// C's `(int)f` on x86-64 (`cvttss2si`): truncation toward zero, `INT32_MIN` for NaN and out-of-range values.
 #[inline(always)]
-fn cvtt(x: f32) -> i32 {
+pub(super) fn cvtt(x: f32) -> i32 {
     if x >= -2147483648.0f32 && x < 2147483648.0f32 {
         x as i32
     } else {

@@ -3,6 +3,9 @@
 //!
 //! The GPU kernel computes only the fill ([`fill`]: `f`, `p`, `v`, `t`); [`backtrack`] and [`compact`] run on
 //! the CPU after it. [`lchain_dp`] chains the three and returns the arrays as upstream does (`malloc`ed).
+//!
+//! [`lchain_rmq`] is `mg_lchain_rmq` (the asm presets, `--rmq`, the long-join re-chain): its own fill
+//! ([`fill_rmq`], over krmq.h's tree, [`krmq`]) and the same backtrack and compaction.
 
 // The port keeps upstream's spelling (its float literals, its copy loops and swaps) so it reads against lchain.c.
 #![allow(
@@ -15,11 +18,14 @@
 
 mod backtrack;
 mod dp;
+pub mod krmq;
+mod rmq;
 
 pub use backtrack::{backtrack, compact, radix_sort_128x};
 pub use dp::{comput_sc, comput_sc_x8, fill, fill_anchors, fill_anchors_scalar, mg_log2, Fill, Params};
+pub use rmq::{comput_sc_simple, fill_rmq, RmqParams};
 
-use super::{Anchor, ChainDpJob, ChainDpResult};
+use super::{Anchor, ChainDpJob, ChainDpResult, ChainRmqJob};
 use crate::memory::{malloc_copy, OutOfMemory};
 
 /// The anchors of a job as a slice (empty when there are none).
@@ -60,14 +66,41 @@ pub fn finish_with<P: Copy + Into<i64>>(
     t: &mut [i32],
     out: &mut ChainDpResult,
 ) -> Result<(), OutOfMemory> {
+    let pr = Params::from_job(job);
+    finish_arrays(job_anchors(job), f, p, v, t, pr.job.min_cnt, pr.job.min_sc, pr.max_drop, out)
+}
+
+/// `mg_lchain_rmq(..., km = NULL)`, as [`lchain_dp`] returns `mg_lchain_dp`'s.
+pub fn lchain_rmq(job: &ChainRmqJob, out: &mut ChainDpResult) -> Result<(), OutOfMemory> {
     *out = ChainDpResult::EMPTY;
-    let a = job_anchors(job);
+    let a = job.anchors();
     if a.is_empty() {
         return Ok(());
     }
-    let pr = Params::from_job(job);
+    let Fill { f, p, mut v, mut t, .. } = fill_rmq(&RmqParams::from_job(job), a)?;
+    // max_drop is bw (no cDNA case here)
+    finish_arrays(a, &f, &p, &mut v, &mut t, job.min_cnt, job.min_sc, job.bw, out)
+}
+
+/// The backtrack and compaction shared by both chainers, from the fill's `f` and `p` over anchors `a`.
+#[allow(clippy::too_many_arguments)]
+fn finish_arrays<P: Copy + Into<i64>>(
+    a: &[Anchor],
+    f: &[i32],
+    p: &[P],
+    v: &mut [i32],
+    t: &mut [i32],
+    min_cnt: i32,
+    min_sc: i32,
+    max_drop: i32,
+    out: &mut ChainDpResult,
+) -> Result<(), OutOfMemory> {
+    *out = ChainDpResult::EMPTY;
+    if a.is_empty() {
+        return Ok(());
+    }
     assert!(f.len() == a.len() && p.len() == a.len() && v.len() == a.len() && t.len() == a.len());
-    let (mut u, n_v) = backtrack(f, p, v, t, pr.job.min_cnt, pr.job.min_sc, pr.max_drop)?;
+    let (mut u, n_v) = backtrack(f, p, v, t, min_cnt, min_sc, max_drop)?;
     if u.is_empty() {
         return Ok(());
     }
