@@ -22,6 +22,7 @@ pub enum Engine {
     Ksw,
     Chain,
     Ydrop,
+    Search,
 }
 
 /// The steps of a GPU batch that can fail.
@@ -34,7 +35,7 @@ pub enum Step {
 }
 
 /// Every engine and every step, in the order above.
-pub const ENGINES: [Engine; 3] = [Engine::Ksw, Engine::Chain, Engine::Ydrop];
+pub const ENGINES: [Engine; 4] = [Engine::Ksw, Engine::Chain, Engine::Ydrop, Engine::Search];
 pub const STEPS: [Step; 4] = [Step::Alloc, Step::Copy, Step::Launch, Step::Sync];
 
 impl Engine {
@@ -43,6 +44,7 @@ impl Engine {
             Engine::Ksw => "ksw",
             Engine::Chain => "chain",
             Engine::Ydrop => "ydrop",
+            Engine::Search => "search",
         }
     }
 }
@@ -82,7 +84,7 @@ pub fn parse(s: &str) -> Result<Vec<Fault>, String> {
 /// Armed faults and the GPU batches counted since they were armed.
 struct Plan {
     faults: Vec<(Fault, AtomicBool)>,
-    batches: [AtomicU64; 3],
+    batches: [AtomicU64; 4],
     fired: AtomicUsize,
 }
 
@@ -118,7 +120,7 @@ pub fn from_env() -> crate::Result<()> {
 fn faults_of(value: Option<&str>) -> Result<Vec<Fault>, String> {
     let v = value.unwrap_or("");
     parse(v).map_err(|why| {
-        format!("{ENV}={v:?}: {why}; expected <engine>:<step>:<n>[,...] with engine ksw, chain or ydrop, step alloc, copy, launch or sync, and n the batch from 1")
+        format!("{ENV}={v:?}: {why}; expected <engine>:<step>:<n>[,...] with engine ksw, chain, ydrop or search, step alloc, copy, launch or sync, and n the batch from 1")
     })
 }
 

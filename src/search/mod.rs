@@ -13,8 +13,11 @@
 //! scores as LASTZ's `masked_score_set` says). The query is one strand as LASTZ searches it (for the minus
 //! strand, the reverse complement).
 
+pub mod engine;
+pub mod gpu;
 pub mod twin;
 
+pub use engine::{SearchConfig, SearchEngine};
 pub use twin::search;
 pub use twin::seed::{Seed, SeedError};
 
