@@ -75,10 +75,11 @@ fn pack_cpu_layout() {
 /// host's, in the same order (all `int`, so the offsets follow).
 #[test]
 fn kernel_structs_match_the_host() {
-    let engines: [(&str, &[(&str, &[&str])]); 3] = [
+    let engines: [(&str, &[(&str, &[&str])]); 4] = [
         ("ksw", &warpalign::ksw::gpu::kernel_structs()),
         ("chain_dp", &warpalign::chain::gpu::kernel_structs()),
         ("ydrop_one_sided", &warpalign::ydrop::gpu::kernel_structs()),
+        ("search", &warpalign::search::gpu::kernel_structs()),
     ];
     for (module, structs) in engines {
         let src = KERNELS.iter().find(|(n, _)| *n == module).unwrap_or_else(|| panic!("{module} in KERNELS")).1;

@@ -357,3 +357,45 @@ fn ydrop_pool_gpu_thread_goes_on_after_a_failed_batch() {
         eprintln!("{}: {gpu_batches} GPU batches, {done} of {submitted} jobs done", step.name());
     }
 }
+
+/// The search engine: each query strand is a GPU batch; for every step, the strand whose step fails returns
+/// the error through `search_gpu` and is redone on the CPU through `search_strand`, with the twin's HSPs, and
+/// the next strand runs on the GPU again.
+#[test]
+fn search_strand_recovers_from_each_step() {
+    use warpalign::search::twin::pos_table::PosTable;
+    use warpalign::search::twin::scoring::ScoreMatrix;
+    use warpalign::search::{self, SearchConfig, SearchEngine, SearchOptions};
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(engine) = gpu_engine() else { return };
+    let mut rng = Rng::new(27);
+    let acgt = |codes: &[u8]| -> Vec<u8> { codes.iter().map(|&c| b"ACGT"[c as usize]).collect() };
+    let codes = rng.nt4_seq(20_000, 0.0);
+    let mut query = rng.nt4_seq(300, 0.0);
+    query.extend(rng.mutate(&codes[5000..9000], 0.05));
+    let (t, q) = (acgt(&codes), acgt(&query));
+    let (o, scoring) = (SearchOptions::lastz_default(), ScoreMatrix::masked_hoxd70());
+    let pt = PosTable::for_options(&t, &o);
+    let want = search::search(&t, &pt, &q, &o, &scoring);
+    assert!(!want.is_empty());
+    let e = SearchEngine::new(&engine, &t, &pt, &o, &scoring, SearchConfig { block_positions: 1000, ..SearchConfig::with_threads(2) });
+    let gpu = |n: &str| e.search_gpu(&q).expect("the table is on the GPU").map_err(|err| format!("{n}: {err}"));
+    for step in fault::STEPS {
+        let at = |batch| fault::arm(&[Fault { engine: fault::Engine::Search, step, batch }]);
+        let what = |n: &str| format!("search:{}: {n}", step.name());
+
+        let armed = at(2);
+        assert_eq!(gpu("batch 1").unwrap(), want, "{}", what("batch 1 (before the fault)"));
+        let err = gpu("batch 2").expect_err(&what("the fault at batch 2 did not fail it"));
+        assert!(err.contains("fault injected"), "{}: another error: {err}", what("batch 2"));
+        assert_eq!(e.search_strand(&q), want, "{}", what("batch 3 (after the fault)"));
+        assert_eq!((armed.fired(), armed.batches(fault::Engine::Search)), (1, 3), "{}: (faults fired, GPU batches)", what("at 2"));
+        drop(armed);
+
+        let armed = at(1);
+        assert_eq!(e.search_strand(&q), want, "{}", what("batch 1 (the fault), redone on the CPU"));
+        assert_eq!(armed.fired(), 1, "{}: the fault did not fire", what("at 1"));
+        assert_eq!(gpu("batch 2").unwrap(), want, "{}", what("batch 2 (after the fault)"));
+        assert_eq!((armed.fired(), armed.batches(fault::Engine::Search)), (1, 2), "{}: (faults fired, GPU batches)", what("at 1"));
+    }
+}

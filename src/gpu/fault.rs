@@ -23,6 +23,7 @@ pub enum Engine {
     Chain,
     Ydrop,
     Seed,
+    Search,
 }
 
 /// The steps of a GPU batch that can fail.
@@ -35,7 +36,7 @@ pub enum Step {
 }
 
 /// Every engine and every step, in the order above.
-pub const ENGINES: [Engine; 4] = [Engine::Ksw, Engine::Chain, Engine::Ydrop, Engine::Seed];
+pub const ENGINES: [Engine; 5] = [Engine::Ksw, Engine::Chain, Engine::Ydrop, Engine::Seed, Engine::Search];
 pub const STEPS: [Step; 4] = [Step::Alloc, Step::Copy, Step::Launch, Step::Sync];
 
 impl Engine {
@@ -45,6 +46,7 @@ impl Engine {
             Engine::Chain => "chain",
             Engine::Ydrop => "ydrop",
             Engine::Seed => "seed",
+            Engine::Search => "search",
         }
     }
 }
@@ -120,7 +122,7 @@ pub fn from_env() -> crate::Result<()> {
 fn faults_of(value: Option<&str>) -> Result<Vec<Fault>, String> {
     let v = value.unwrap_or("");
     parse(v).map_err(|why| {
-        format!("{ENV}={v:?}: {why}; expected <engine>:<step>:<n>[,...] with engine ksw, chain, ydrop or seed, step alloc, copy, launch or sync, and n the batch from 1")
+        format!("{ENV}={v:?}: {why}; expected <engine>:<step>:<n>[,...] with engine ksw, chain, ydrop, seed or search, step alloc, copy, launch or sync, and n the batch from 1")
     })
 }
 

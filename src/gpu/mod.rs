@@ -20,6 +20,7 @@ pub const KERNELS: &[(&str, &str)] = &[
     ("chain_dp", concat!(include_str!("../../kernels/common.cuh"), include_str!("../../kernels/chain_dp.cu"))),
     ("ydrop_one_sided", concat!(include_str!("../../kernels/common.cuh"), include_str!("../../kernels/ydrop_one_sided.cu"))),
     ("seed", concat!(include_str!("../../kernels/common.cuh"), include_str!("../../kernels/seed.cu"))),
+    ("search", concat!(include_str!("../../kernels/common.cuh"), include_str!("../../kernels/search.cu"))),
 ];
 
 /// Options every kernel is compiled with: no FMA contraction, so float code rounds as the CPU reference.

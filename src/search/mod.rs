@@ -14,8 +14,11 @@
 //! strand, the reverse complement).
 
 pub mod dispatch;
+pub mod engine;
+pub mod gpu;
 pub mod twin;
 
+pub use engine::{SearchConfig, SearchEngine};
 pub use twin::search;
 pub use twin::seed::{Seed, SeedError};
 

@@ -5,5 +5,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod engine;
+mod gpu;
 mod oracle;
 mod real;

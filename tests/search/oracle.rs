@@ -119,7 +119,7 @@ pub fn options(
     (pattern.to_string(), o)
 }
 
-fn random_options(rng: &mut Rng, target_len: usize) -> (String, SearchOptions) {
+pub fn random_options(rng: &mut Rng, target_len: usize) -> (String, SearchOptions) {
     let mut pattern = pick(
         rng,
         &[Seed::PATTERN_12OF19, Seed::PATTERN_12OF19, "111111111111", "1101100111011", "x1110100110010101111xx"],
@@ -202,7 +202,7 @@ fn size(rng: &mut Rng, lo: f64, hi: f64) -> usize {
 /// A target with repeats, and a query of mutated copies of its pieces (either orientation), random
 /// stretches and repeats, so that HSPs, overlapping hits and hash collisions (diagonals 65,536 apart)
 /// occur.
-fn random_pair(rng: &mut Rng) -> (Vec<u8>, Vec<u8>) {
+pub fn random_pair(rng: &mut Rng) -> (Vec<u8>, Vec<u8>) {
     let tlen = size(rng, 1000.0, 200_000.0);
     let mut t = rng.nt4_seq(tlen, 0.0);
     // tandem and dispersed repeats in the target
@@ -287,6 +287,32 @@ fn random_pairs_twin_vs_oracle() {
     assert!(bad.is_empty(), "{} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
 }
 
+
+/// A pair for the diagonal hash's collisions: copies of a piece 65,536 x k (+ a small shift) apart in the
+/// target and a mutated copy in the query.
+pub fn collision_pair(rng: &mut Rng) -> (Vec<u8>, Vec<u8>) {
+    let len = rng.range(100, 3000) as usize;
+    let piece = rng.nt4_seq(len, 0.0);
+    let mut t = {
+        let l = rng.range(0, 2000) as usize;
+        rng.nt4_seq(l, 0.0)
+    };
+    for _ in 0..rng.range(2, 3) {
+        let rate = pick(rng, &[0.0, 0.0, 0.02, 0.1]);
+        t.extend(rng.mutate(&piece, rate));
+        let shift = if rng.chance(0.5) { 0 } else { rng.range(-40, 40) };
+        let gap = (65_536 * rng.range(1, 2) + shift) as usize - len;
+        t.extend(rng.nt4_seq(gap, 0.0));
+    }
+    let l = rng.range(0, 500) as usize;
+    let mut q = rng.nt4_seq(l, 0.0);
+    let rate = pick(rng, &[0.0, 0.02, 0.05]);
+    q.extend(rng.mutate(&piece, rate));
+    let l = rng.range(0, 500) as usize;
+    q.extend(rng.nt4_seq(l, 0.0));
+    (dress(rng, &t), dress(rng, &q))
+}
+
 /// The diagonal hash's collisions: copies of a piece 65,536 x k (+ a small shift) apart in the target,
 /// so that the query's hits on the two diagonals share (or nearly share) one hashed diagonal.
 #[test]
@@ -296,26 +322,7 @@ fn hash_collisions_twin_vs_oracle() {
     let scoring = ScoreMatrix::masked_hoxd70();
     let bad = failing_cases(n, |i| {
         let mut rng = Rng::for_case(seed, i);
-        let len = rng.range(100, 3000) as usize;
-        let piece = rng.nt4_seq(len, 0.0);
-        let mut t = {
-            let l = rng.range(0, 2000) as usize;
-            rng.nt4_seq(l, 0.0)
-        };
-        for _ in 0..rng.range(2, 3) {
-            let rate = pick(&mut rng, &[0.0, 0.0, 0.02, 0.1]);
-            t.extend(rng.mutate(&piece, rate));
-            let shift = if rng.chance(0.5) { 0 } else { rng.range(-40, 40) };
-            let gap = (65_536 * rng.range(1, 2) + shift) as usize - len;
-            t.extend(rng.nt4_seq(gap, 0.0));
-        }
-        let l = rng.range(0, 500) as usize;
-        let mut q = rng.nt4_seq(l, 0.0);
-        let rate = pick(&mut rng, &[0.0, 0.02, 0.05]);
-        q.extend(rng.mutate(&piece, rate));
-        let l = rng.range(0, 500) as usize;
-        q.extend(rng.nt4_seq(l, 0.0));
-        let (t, q) = (dress(&mut rng, &t), dress(&mut rng, &q));
+        let (t, q) = collision_pair(&mut rng);
         let (pattern, o) = random_options(&mut rng, t.len());
         let rc = rev_comp(&q);
         let strands: [&[u8]; 2] = [&q, &rc];

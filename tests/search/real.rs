@@ -6,7 +6,7 @@ use crate::common::tools::data_dir;
 use crate::oracle::{compare, options, oracle, rev_comp, twin};
 use std::path::Path;
 use warpalign::search::twin::scoring::ScoreMatrix;
-use warpalign::search::{HitFilter, Seed};
+use warpalign::search::{HitFilter, SearchOptions, Seed};
 
 /// The records of a FASTA file (gzip'ed or not): header-less sequences, bytes as in the file.
 fn read_fasta(path: &Path) -> Vec<Vec<u8>> {
@@ -36,11 +36,9 @@ const PAIRS: &[(&str, &str)] = &[
     ("hpylori_G27.fasta.gz", "hpylori_SJM180.fasta.gz"),
 ];
 
-#[test]
-fn genome_pairs_twin_vs_oracle() {
-    let wga = data_dir().join("wga");
-    let scoring = ScoreMatrix::masked_hoxd70();
-    let mut sets = [
+/// The option sets the genome pairs run under: the seed's pattern (for the oracle) and the options.
+pub fn genome_option_sets() -> Vec<(String, SearchOptions)> {
+    let mut sets = vec![
         options(Seed::PATTERN_12OF19, 1, 1, 910, 3000, true), // LASTZ's defaults
         options(Seed::PATTERN_12OF19, 0, 1, 910, 3000, true), // --notransition
         options(Seed::PATTERN_12OF19, 2, 1, 910, 2000, false), // --transition=2 --hspthresh=2000 --noentropy
@@ -56,7 +54,14 @@ fn genome_pairs_twin_vs_oracle() {
     (sets[7].1.max_word_count, sets[7].1.max_word_count_chasm) = (2, 40);
     sets[8].1.filter = Some(HitFilter { min_matches: 15, max_transversions: 1, cares_only: false });
     sets[9].1.filter = Some(HitFilter { min_matches: 12, max_transversions: 0, cares_only: true });
-    let (mut pairs, mut hsps) = (0, 0);
+    sets
+}
+
+/// `f(target file, query file, target, strands)` for each genome pair found, the strands in LASTZ's order
+/// (each query record, plus strand then minus); says which pairs are missing. Returns the pairs found.
+pub fn for_each_genome_pair(mut f: impl FnMut(&str, &str, &[u8], &[&[u8]])) -> usize {
+    let wga = data_dir().join("wga");
+    let mut pairs = 0;
     for (tf, qf) in PAIRS {
         let (tp, qp) = (wga.join(tf), wga.join(qf));
         if !tp.exists() || !qp.exists() {
@@ -66,10 +71,21 @@ fn genome_pairs_twin_vs_oracle() {
         let target = read_fasta(&tp).swap_remove(0);
         let queries = read_fasta(&qp);
         let rcs: Vec<Vec<u8>> = queries.iter().map(|q| rev_comp(q)).collect();
-        // LASTZ's order: each query, plus strand then minus
         let strands: Vec<&[u8]> = queries.iter().zip(&rcs).flat_map(|(q, r)| [&q[..], &r[..]]).collect();
+        f(tf, qf, &target, &strands);
+        pairs += 1;
+    }
+    pairs
+}
+
+#[test]
+fn genome_pairs_twin_vs_oracle() {
+    let scoring = ScoreMatrix::masked_hoxd70();
+    let sets = genome_option_sets();
+    let mut hsps = 0;
+    let pairs = for_each_genome_pair(|tf, qf, target, strands| {
         for (pattern, o) in &sets {
-            let (tw, or) = (twin(&target, &strands, o, &scoring), oracle(&target, &strands, pattern, o));
+            let (tw, or) = (twin(target, strands, o, &scoring), oracle(target, strands, pattern, o));
             for (k, (tw, or)) in tw.iter().zip(&or).enumerate() {
                 if let Some(why) = compare(tw, or) {
                     panic!("{tf} vs {qf} record {} strand {}, seed {pattern} {o:?}: {why}", k / 2, ['+', '-'][k % 2]);
@@ -77,7 +93,6 @@ fn genome_pairs_twin_vs_oracle() {
                 hsps += or.len();
             }
         }
-        pairs += 1;
-    }
+    });
     eprintln!("{pairs} genome pairs x {} option sets, {hsps} HSPs compared", sets.len());
 }

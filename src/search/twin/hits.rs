@@ -9,9 +9,9 @@ use super::scoring::{entropy, ScoreMatrix};
 use crate::search::{HitFilter, Hsp, SearchOptions};
 
 /// `diagHashSize` (the default build's).
-const DIAG_HASH_SIZE: u32 = 65536;
+pub const DIAG_HASH_SIZE: u32 = 65536;
 /// `hashInactiveEnd`.
-const INACTIVE: u32 = u32::MAX;
+pub const INACTIVE: u32 = u32::MAX;
 
 /// Searches one query strand against the target's table, as `seed_hit_search(target, pt, query, 0,
 /// query.len(), selfCompare false, upper_nuc_to_bits, seed, no limit, no band, process_for_simple_hit)`
@@ -28,11 +28,8 @@ pub fn search(target: &[u8], pt: &PosTable, query: &[u8], options: &SearchOption
         return hsps;
     }
     let mut search = Search {
-        target,
-        query,
+        hit: HitProcessor { target, query, options, scoring },
         pt,
-        options,
-        scoring,
         diag_end: vec![INACTIVE; DIAG_HASH_SIZE as usize],
         hsps: &mut hsps,
     };
@@ -80,11 +77,8 @@ pub fn search(target: &[u8], pt: &PosTable, query: &[u8], options: &SearchOption
 }
 
 struct Search<'a> {
-    target: &'a [u8],
-    query: &'a [u8],
+    hit: HitProcessor<'a>,
     pt: &'a PosTable,
-    options: &'a SearchOptions,
-    scoring: &'a ScoreMatrix,
     /// `diagEnd[]`: per hashed diagonal, the query position its last extension reached.
     diag_end: Vec<u32>,
     hsps: &'a mut Vec<Hsp>,
@@ -98,29 +92,52 @@ impl Search<'_> {
             return;
         }
         while pos != NO_PREVIOUS {
-            self.simple_hit(self.pt.step * pos, pos2, self.options.seed.length);
+            let pos1 = self.pt.step * pos;
+            if let Some(hsp) = self.hit.simple_hit(&mut self.diag_end[hashed_diag(pos1, pos2)], pos1, pos2) {
+                self.hsps.push(hsp);
+            }
             pos = self.pt.prev[pos as usize];
         }
     }
+}
 
-    /// `process_for_simple_hit` (no position filter, x-drop extension). Positions are the ends of the hit.
-    fn simple_hit(&mut self, pos1: u32, pos2: u32, length: u32) {
-        let h = hashed_diag(pos1, pos2);
-        if self.diag_end[h] == INACTIVE {
-            self.diag_end[h] = 0;
+/// What processing one seed hit reads besides its hashed diagonal's end: the sequences, the options and the
+/// matrix, none of which the search changes. (The batched engine runs it per hashed diagonal.)
+#[derive(Clone, Copy)]
+pub struct HitProcessor<'a> {
+    pub target: &'a [u8],
+    pub query: &'a [u8],
+    pub options: &'a SearchOptions,
+    pub scoring: &'a ScoreMatrix,
+}
+
+/// An x-drop extension before the entropy adjustment and the threshold: the HSP's start, length and score.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Extended {
+    pub pos1: u32,
+    pub pos2: u32,
+    pub length: u32,
+    pub similarity: i32,
+}
+
+impl HitProcessor<'_> {
+    /// `process_for_simple_hit` (no position filter, x-drop extension) of the hit ending at `(pos1, pos2)`
+    /// (seed-long), `diag_end` being `diagEnd[]` of its hashed diagonal: the only state it reads and writes.
+    pub fn simple_hit(&self, diag_end: &mut u32, pos1: u32, pos2: u32) -> Option<Hsp> {
+        let length = self.options.seed.length;
+        if *diag_end == INACTIVE {
+            *diag_end = 0;
         }
         // a hit starting before this hashed diagonal's last extension ended is not extended again
-        if self.diag_end[h] > pos2 - length {
-            return;
+        if *diag_end > pos2 - length {
+            return None;
         }
         if let Some(f) = self.options.filter {
             if self.filtered(&f, pos1, pos2, length) {
-                return;
+                return None;
             }
         }
-        if let Some(hsp) = self.xdrop_extend(pos1, pos2) {
-            self.hsps.push(hsp);
-        }
+        self.threshold(self.xdrop_extend(diag_end, pos1, pos2))
     }
 
     /// `filter_seed_hit_by_subs`: whether the hit `[pos - length, pos)` has too few matches or too many
@@ -141,18 +158,17 @@ impl Search<'_> {
         matches < f.min_matches || (f.max_transversions >= 0 && transversions > f.max_transversions)
     }
 
-    /// `xdrop_extend_seed_hit`: extends left from the hit's end, then right from it, each until the score
-    /// drops `x_drop` below its best, keeping the best; records how far right it went; adjusts the score
-    /// by entropy; keeps what reaches the threshold. (The hit's length only feeds LASTZ's debug output.)
-    fn xdrop_extend(&mut self, pos1: u32, pos2: u32) -> Option<Hsp> {
+    /// `xdrop_extend_seed_hit` up to the entropy adjustment: extends left from the hit's end, then right
+    /// from it, each until the score drops `x_drop` below its best, keeping the best; records in `diag_end`
+    /// how far right it went. (The hit's length only feeds LASTZ's debug output.)
+    fn xdrop_extend(&self, diag_end: &mut u32, pos1: u32, pos2: u32) -> Extended {
         let (t, q, sub) = (self.target, self.query, self.scoring);
         let x_drop = self.options.x_drop;
         let diag = pos1 as i32 - pos2 as i32;
-        let h = hashed_diag(pos1, pos2);
 
         // left: stop at the target's start, the query's start, or where this hashed diagonal's last
         // extension ended (process_for_simple_hit blocks the left extension)
-        let block2 = self.diag_end[h] as i32;
+        let block2 = *diag_end as i32;
         let stop = if block2 + diag > 0 { (block2 + diag) as u32 } else { 0 };
         let (mut s1, mut s2) = (pos1, pos2);
         let mut left_start = s1;
@@ -183,27 +199,30 @@ impl Search<'_> {
             }
         }
         let right_block = s1;
-        let mut similarity = left + right;
 
         let extent = (right_block as i32 - diag) as u32;
-        if extent > self.diag_end[h] {
-            self.diag_end[h] = extent;
+        if extent > *diag_end {
+            *diag_end = extent;
         }
-
-        let end1 = right_stop;
-        let end2 = (end1 as i32 - diag) as u32;
         let length = right_stop - left_start;
+        Extended { pos1: left_start, pos2: (left_start as i32 - diag) as u32, length, similarity: left + right }
+    }
 
+    /// The rest of `xdrop_extend_seed_hit`: the entropy adjustment and the threshold. An extension below the
+    /// threshold before the adjustment stays below it (the adjustment only lowers a non-negative score).
+    pub fn threshold(&self, e: Extended) -> Option<Hsp> {
+        let (t, q) = (self.target, self.query);
+        let mut similarity = e.similarity;
         let threshold = self.options.hsp_threshold;
         let zero_threshold = threshold.max(0);
         if self.options.entropic && similarity >= zero_threshold && similarity <= 3 * threshold {
-            let e = entropy(&t[(end1 - length) as usize..end1 as usize], &q[(end2 - length) as usize..end2 as usize]);
-            similarity = (similarity as f64 * e) as i32;
+            let (s1, s2, n) = (e.pos1 as usize, e.pos2 as usize, e.length as usize);
+            similarity = (similarity as f64 * entropy(&t[s1..s1 + n], &q[s2..s2 + n])) as i32;
         }
         if similarity < threshold {
             return None;
         }
-        Some(Hsp { pos1: end1 - length, pos2: end2 - length, length, score: similarity })
+        Some(Hsp { pos1: e.pos1, pos2: e.pos2, length: e.length, score: similarity })
     }
 }
 
@@ -215,6 +234,6 @@ fn nuc_to_bits(c: u8) -> Option<u8> {
 
 /// `hashedDiag`.
 #[inline]
-fn hashed_diag(pos1: u32, pos2: u32) -> usize {
+pub fn hashed_diag(pos1: u32, pos2: u32) -> usize {
     ((pos1 as i32 - pos2 as i32) as u32 & (DIAG_HASH_SIZE - 1)) as usize
 }

@@ -1,0 +1,450 @@
+//! The batched search: the twin's `search` decomposed so that its hits can be found and extended in
+//! parallel, with the same HSPs in the same order (docs/search.md says why this is exact).
+//!
+//! Upstream processes the hits of one query strand one after the other: query positions increasing, for
+//! each the seed word's variants (packed, then the transition flips in the twin's order), for each the
+//! target positions of the word's list, rightmost first. The only state one hit's processing leaves to the
+//! next is `diagEnd[]` of its hashed diagonal (`(pos1 - pos2) mod 65,536`). So, per chunk of query positions:
+//! 1. **hits**: each position's hit count, a prefix sum, then every hit written at its ordinal (its place in
+//!    upstream's order);
+//! 2. **group**: the ordinals sorted stably by hashed diagonal;
+//! 3. **extend**: each hashed diagonal's hits in ordinal order against its own `diagEnd`, the diagonals in
+//!    parallel, each extension keeping its hit's ordinal;
+//! 4. **order**: the HSPs by ordinal.
+//!
+//! Chunks run one after the other, `diagEnd` carried over; a chunk holds at most [`SearchConfig::max_hits`]
+//! hits (a position with more runs alone), so memory is bounded on any genome.
+
+use super::twin::hits::{hashed_diag, HitProcessor, DIAG_HASH_SIZE, INACTIVE};
+use super::twin::pos_table::{upper_nuc_to_bits, PosTable, NO_PREVIOUS};
+use super::twin::scoring::ScoreMatrix;
+use super::{Hsp, Seed, SearchOptions};
+use crate::{Backend, Engine};
+use std::ops::Range;
+
+/// The position table as contiguous lists: word `w`'s target positions (ends of windows, in bases, as
+/// `step * index`) are `positions[offsets[w]..offsets[w + 1]]`, rightmost first, as `find_table_matches`
+/// walks `last[]`/`prev[]`. A word with no list, or an emptied one (`--maxwordcount`), has none.
+pub struct SeedIndex {
+    pub offsets: Vec<u32>,
+    pub positions: Vec<u32>,
+}
+
+impl SeedIndex {
+    pub fn new(pt: &PosTable) -> SeedIndex {
+        let mut offsets = Vec::with_capacity(pt.last.len() + 1);
+        let mut positions = Vec::new();
+        offsets.push(0);
+        for &last in &pt.last {
+            // (0: no list; the walk from NO_PREVIOUS is empty)
+            if last != 0 {
+                let mut pos = last;
+                while pos != NO_PREVIOUS {
+                    positions.push(pt.step * pos);
+                    pos = pt.prev[pos as usize];
+                }
+            }
+            offsets.push(positions.len() as u32);
+        }
+        SeedIndex { offsets, positions }
+    }
+
+    #[inline]
+    fn list(&self, word: u32) -> &[u32] {
+        &self.positions[self.offsets[word as usize] as usize..self.offsets[word as usize + 1] as usize]
+    }
+
+    #[inline]
+    fn count(&self, word: u32) -> u64 {
+        (self.offsets[word as usize + 1] - self.offsets[word as usize]) as u64
+    }
+}
+
+/// The masks XORed into a packed word to give its variants, in the order `private_hit_search` looks them
+/// up: the word itself, then for `--transition` each flip, for `--transition=2` each flip followed by its
+/// pairs with the later flips.
+pub fn variant_masks(seed: &Seed, with_trans: u32) -> Vec<u32> {
+    let flips = &seed.trans_flips;
+    let mut masks = vec![0];
+    match with_trans {
+        0 => {}
+        1 => masks.extend(flips),
+        _ => {
+            for (i, &f1) in flips.iter().enumerate() {
+                masks.push(f1);
+                masks.extend(flips[i + 1..].iter().map(|&f2| f1 ^ f2));
+            }
+        }
+    }
+    masks
+}
+
+/// Calls `f(pos2, word)` for each position in `range` (ends of windows) whose seed-long window is all A, C,
+/// G, T: where the twin's scan looks its word up. `word` packs the window's bases, 2 bits each.
+fn for_each_window(query: &[u8], seed_len: u32, range: Range<u32>, mut f: impl FnMut(u32, u64)) {
+    let (mut w, mut run) = (0u64, 0u32);
+    for q in range.start - seed_len..range.end - 1 {
+        match upper_nuc_to_bits(query[q as usize]) {
+            Some(b) => {
+                w = (w << 2) | b;
+                run += 1;
+            }
+            None => run = 0,
+        }
+        if q + 1 >= range.start && run >= seed_len {
+            f(q + 1, w);
+        }
+    }
+}
+
+/// Tuning of the batched search (none changes its output).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchConfig {
+    /// Threads of the CPU backend (at least 1).
+    pub threads: usize,
+    /// Query positions whose hits are counted at once.
+    pub block_positions: usize,
+    /// Hits per chunk at most (a position with more makes a chunk of its own).
+    pub max_hits: usize,
+}
+
+impl SearchConfig {
+    /// The defaults with `threads` CPU threads.
+    pub fn with_threads(threads: usize) -> SearchConfig {
+        SearchConfig { threads: threads.max(1), block_positions: 1 << 20, max_hits: 1 << 23 }
+    }
+}
+
+/// One target's search, for each query strand in turn, on the CPU (threads) or the GPU (the engine's, with
+/// the table uploaded once). Same HSPs, in the same order, as [`crate::search::search`].
+pub struct SearchEngine<'a> {
+    pub(super) target: &'a [u8],
+    pub(super) index: SeedIndex,
+    pub(super) options: SearchOptions,
+    pub(super) scoring: &'a ScoreMatrix,
+    pub(super) variants: Vec<u32>,
+    pub(super) config: SearchConfig,
+    engine: &'a Engine,
+    gpu: Option<super::gpu::DeviceTable>,
+}
+
+impl<'a> SearchEngine<'a> {
+    /// The search of `target` with its table `pt` (for `options.seed` and `options.step`, limited as the
+    /// options say: [`PosTable::for_options`]). With a GPU in `engine`, the table goes to the device now; if
+    /// that fails, the search runs on the CPU (same output, one notice).
+    pub fn new(
+        engine: &'a Engine,
+        target: &'a [u8],
+        pt: &PosTable,
+        options: &SearchOptions,
+        scoring: &'a ScoreMatrix,
+        config: SearchConfig,
+    ) -> SearchEngine<'a> {
+        assert!(options.seed.length >= 2, "seed length must be at least two");
+        assert!(target.len() < i32::MAX as usize, "the twin's arithmetic is int32");
+        let mut e = SearchEngine {
+            target,
+            index: SeedIndex::new(pt),
+            options: options.clone(),
+            scoring,
+            variants: variant_masks(&options.seed, options.with_trans),
+            config: SearchConfig { threads: config.threads.max(1), ..config },
+            engine,
+            gpu: None,
+        };
+        if let Some(rt) = engine.gpu() {
+            match super::gpu::DeviceTable::upload(&rt, &e) {
+                Ok(t) => e.gpu = Some(t),
+                Err(err) => crate::engine::gpu_failed_notice(&err),
+            }
+        }
+        e
+    }
+
+    /// Where the strands run.
+    pub fn backend(&self) -> Backend {
+        if self.gpu.is_some() {
+            Backend::Gpu
+        } else {
+            Backend::Cpu
+        }
+    }
+
+    /// The HSPs of one query strand (for the minus strand, the reverse complement), in the order LASTZ
+    /// collects them. A GPU failure redoes the strand on the CPU (same output, one notice per process).
+    /// Panics on an empty query (LASTZ dies: "interval is void").
+    pub fn search_strand(&self, query: &[u8]) -> Vec<Hsp> {
+        assert!(!query.is_empty(), "the query is empty");
+        assert!(query.len() < i32::MAX as usize, "the twin's arithmetic is int32");
+        if let (Some(table), Some(rt)) = (&self.gpu, self.engine.gpu()) {
+            match super::gpu::search_strand(&rt, table, self, query) {
+                Ok(hsps) => return hsps,
+                Err(err) => crate::engine::gpu_failed_notice(&err),
+            }
+        }
+        self.search_cpu(query)
+    }
+
+    /// The strand on the device, errors returned rather than redone on the CPU (for tests); None without a
+    /// device table.
+    pub fn search_gpu(&self, query: &[u8]) -> Option<Result<Vec<Hsp>, String>> {
+        assert!(!query.is_empty(), "the query is empty");
+        let (table, rt) = (self.gpu.as_ref()?, self.engine.gpu()?);
+        Some(super::gpu::search_strand(&rt, table, self, query))
+    }
+
+    /// The decomposition on CPU threads.
+    pub fn search_cpu(&self, query: &[u8]) -> Vec<Hsp> {
+        let seed_len = self.options.seed.length;
+        let mut hsps = Vec::new();
+        if (query.len() as u32) < seed_len {
+            return hsps;
+        }
+        let hit = HitProcessor { target: self.target, query, options: &self.options, scoring: self.scoring };
+        let mut diag_end = vec![INACTIVE; DIAG_HASH_SIZE as usize];
+        let ends = seed_len..query.len() as u32 + 1;
+        let mut block = ends.start;
+        while block < ends.end {
+            let block_end = ends.end.min(block.saturating_add(self.config.block_positions.max(1) as u32));
+            let counts = self.count(query, block..block_end);
+            for (r, n_hits) in chunks(&counts, self.config.max_hits) {
+                let c = &counts[r.start as usize..r.end as usize];
+                self.chunk(&hit, query, block + r.start..block + r.end, c, n_hits, &mut diag_end, &mut hsps);
+            }
+            block = block_end;
+        }
+        hsps
+    }
+
+    /// Hits per position of `range`.
+    fn count(&self, query: &[u8], range: Range<u32>) -> Vec<u64> {
+        let mut counts = vec![0u64; (range.end - range.start) as usize];
+        let runs = split_even(range.clone(), parts((range.end - range.start) as usize, self.config.threads));
+        let slices = split_slices(&mut counts, runs.iter().map(|r| (r.end - r.start) as usize));
+        in_parallel(runs.into_iter().zip(slices).collect(), |(r, out): (Range<u32>, &mut [u64])| {
+            let start = r.start;
+            for_each_window(query, self.options.seed.length, r, |pos2, w| {
+                let packed = self.options.seed.apply(w);
+                out[(pos2 - start) as usize] = self.variants.iter().map(|&m| self.index.count(packed ^ m)).sum();
+            });
+        });
+        counts
+    }
+
+    /// Steps 1 to 4 for the positions `range` (`counts` their hit counts, `n_hits` in all).
+    #[allow(clippy::too_many_arguments)]
+    fn chunk(
+        &self,
+        hit: &HitProcessor,
+        query: &[u8],
+        range: Range<u32>,
+        counts: &[u64],
+        n_hits: usize,
+        diag_end: &mut [u32],
+        hsps: &mut Vec<Hsp>,
+    ) {
+        if n_hits == 0 {
+            return;
+        }
+        assert!(n_hits < u32::MAX as usize, "a chunk's ordinals are u32");
+        let threads = self.config.threads;
+        // 1. hits, at their ordinals: each thread a run of positions, hence a run of ordinals
+        let mut first = Vec::with_capacity(counts.len() + 1);
+        first.push(0u64);
+        for &c in counts {
+            first.push(first.last().unwrap() + c);
+        }
+        let cuts = split_weighted(&first, parts(n_hits, threads));
+        let mut hits = vec![(0u32, 0u32); n_hits];
+        let slices = split_slices(&mut hits, cuts.windows(2).map(|w| (first[w[1]] - first[w[0]]) as usize));
+        let items: Vec<_> = cuts.windows(2).map(|w| range.start + w[0] as u32..range.start + w[1] as u32).zip(slices).collect();
+        in_parallel(items, |(r, out): (Range<u32>, &mut [(u32, u32)])| {
+            let mut o = 0;
+            for_each_window(query, self.options.seed.length, r, |pos2, w| {
+                let packed = self.options.seed.apply(w);
+                for &m in &self.variants {
+                    for &pos1 in self.index.list(packed ^ m) {
+                        out[o] = (pos1, pos2);
+                        o += 1;
+                    }
+                }
+            });
+        });
+
+        // 2. group: the ordinals sorted by (hashed diagonal, ordinal)
+        let sorted = group(&hits, threads);
+
+        // 3. extend: each thread a run of whole hashed diagonals (so a run of diag_end) of about as many hits
+        let diag_of = |k: usize| {
+            let (p1, p2) = hits[sorted[k] as usize];
+            hashed_diag(p1, p2)
+        };
+        let mut cuts = vec![0usize];
+        for part in 1..parts(n_hits, threads) {
+            let mut c = n_hits * part / parts(n_hits, threads);
+            while c < n_hits && c > 0 && diag_of(c) == diag_of(c - 1) {
+                c += 1;
+            }
+            if c > *cuts.last().unwrap() && c < n_hits {
+                cuts.push(c);
+            }
+        }
+        cuts.push(n_hits);
+        // the diagonals of run k: from its first hit's (0 for the first run) to the next run's first
+        let diag_cuts: Vec<usize> =
+            cuts.iter().enumerate().map(|(k, &c)| if k == 0 { 0 } else if c == n_hits { DIAG_HASH_SIZE as usize } else { diag_of(c) }).collect();
+        let ends = split_slices(diag_end, diag_cuts.windows(2).map(|w| w[1] - w[0]));
+        let items: Vec<_> = cuts.windows(2).zip(diag_cuts.windows(2)).zip(ends).map(|((c, d), e)| (c[0]..c[1], d[0], e)).collect();
+        let found = in_parallel(items, |(run, first_diag, ends): (Range<usize>, usize, &mut [u32])| {
+            let mut found = Vec::new();
+            for &i in &sorted[run] {
+                let (p1, p2) = hits[i as usize];
+                if let Some(h) = hit.simple_hit(&mut ends[hashed_diag(p1, p2) - first_diag], p1, p2) {
+                    found.push((i, h));
+                }
+            }
+            found
+        });
+
+        // 4. order
+        let mut found: Vec<(u32, Hsp)> = found.into_iter().flatten().collect();
+        found.sort_unstable_by_key(|&(i, _)| i);
+        hsps.extend(found.into_iter().map(|(_, h)| h));
+    }
+}
+
+impl Drop for SearchEngine<'_> {
+    fn drop(&mut self) {
+        if let Some(t) = self.gpu.take() {
+            crate::gpu::gate::dispose(t);
+        }
+    }
+}
+
+/// Splits a block's positions (hit counts `counts`) into chunks of at most `max_hits` hits, a position
+/// with more alone: each chunk's positions (relative to the block) and hits.
+pub(super) fn chunks(counts: &[u64], max_hits: usize) -> Vec<(Range<u32>, usize)> {
+    let mut out = Vec::new();
+    let mut a = 0;
+    while a < counts.len() {
+        let (mut b, mut sum) = (a, 0u64);
+        while b < counts.len() && (b == a || sum + counts[b] <= max_hits as u64) {
+            sum += counts[b];
+            b += 1;
+        }
+        out.push((a as u32..b as u32, sum as usize));
+        a = b;
+    }
+    out
+}
+
+/// Items per thread at least: below it, threads cost more than they save.
+const MIN_PART: usize = 4096;
+
+/// Threads for `n` items of work.
+fn parts(n: usize, threads: usize) -> usize {
+    threads.min(n.div_ceil(MIN_PART)).max(1)
+}
+
+/// The ordinals of `hits` sorted by (hashed diagonal, ordinal): a comparison sort for a few hits, else a
+/// stable counting sort, each thread counting and placing a run of ordinals.
+fn group(hits: &[(u32, u32)], threads: usize) -> Vec<u32> {
+    let n = hits.len();
+    if n < DIAG_HASH_SIZE as usize {
+        let mut keys: Vec<u64> = hits.iter().enumerate().map(|(i, &(p1, p2))| (hashed_diag(p1, p2) as u64) << 32 | i as u64).collect();
+        keys.sort_unstable();
+        return keys.into_iter().map(|k| k as u32).collect();
+    }
+    let runs = split_even(0..n as u32, parts(n, threads));
+    let hists = in_parallel(runs.clone(), |r: Range<u32>| {
+        let mut h = vec![0u32; DIAG_HASH_SIZE as usize];
+        for &(p1, p2) in &hits[r.start as usize..r.end as usize] {
+            h[hashed_diag(p1, p2)] += 1;
+        }
+        h
+    });
+    // each thread's first slot per diagonal: after the earlier diagonals, and this diagonal's earlier runs
+    let mut next: Vec<Vec<u32>> = vec![vec![0; DIAG_HASH_SIZE as usize]; hists.len()];
+    let mut at = 0u32;
+    for d in 0..DIAG_HASH_SIZE as usize {
+        for (t, h) in hists.iter().enumerate() {
+            next[t][d] = at;
+            at += h[d];
+        }
+    }
+    let mut sorted = vec![0u32; n];
+    let out = SharedSlice(sorted.as_mut_ptr());
+    in_parallel(runs.into_iter().zip(next).collect(), |(r, mut next): (Range<u32>, Vec<u32>)| {
+        for i in r {
+            let (p1, p2) = hits[i as usize];
+            let d = hashed_diag(p1, p2);
+            // SAFETY: the slots next[d] takes are this thread's alone (disjoint ranges of `sorted`, laid out
+            // above), each written once.
+            unsafe { out.write(next[d] as usize, i) };
+            next[d] += 1;
+        }
+    });
+    sorted
+}
+
+/// `range` in at most `parts` runs of about equal length (one, maybe empty, at least).
+fn split_even(range: Range<u32>, parts: usize) -> Vec<Range<u32>> {
+    let n = (range.end - range.start) as u64;
+    let parts = (parts as u64).clamp(1, n.max(1));
+    (0..parts).map(|k| range.start + (n * k / parts) as u32..range.start + (n * (k + 1) / parts) as u32).collect()
+}
+
+/// Cuts `0..n` (`prefix`: n + 1 running totals of the items' weights) into at most `parts` runs of about
+/// equal weight: the run boundaries, 0 first and n last.
+fn split_weighted<T: Copy + Into<u64>>(prefix: &[T], parts: usize) -> Vec<usize> {
+    let n = prefix.len() - 1;
+    let total: u64 = prefix[n].into();
+    let mut cuts = vec![0];
+    for k in 1..parts as u64 {
+        let c = prefix.partition_point(|&p| p.into() < total * k / parts as u64).min(n);
+        if c > *cuts.last().unwrap() {
+            cuts.push(c);
+        }
+    }
+    if n > *cuts.last().unwrap() || cuts.len() == 1 {
+        cuts.push(n);
+    }
+    cuts
+}
+
+/// `v` cut into consecutive pieces of the given lengths (which sum to at most its length).
+fn split_slices<T>(mut v: &mut [T], lens: impl Iterator<Item = usize>) -> Vec<&mut [T]> {
+    lens.map(|n| {
+        let (head, tail) = std::mem::take(&mut v).split_at_mut(n);
+        v = tail;
+        head
+    })
+    .collect()
+}
+
+/// `f` of each item, each on a thread of its own but the first (on the calling thread); the results in order.
+fn in_parallel<I: Send, R: Send>(items: Vec<I>, f: impl Fn(I) -> R + Sync) -> Vec<R> {
+    let mut items = items.into_iter();
+    let Some(first) = items.next() else { return Vec::new() };
+    let f = &f;
+    std::thread::scope(|s| {
+        let others: Vec<_> = items.map(|it| s.spawn(move || f(it))).collect();
+        let mut out = vec![f(first)];
+        out.extend(others.into_iter().map(|h| h.join().expect("a search thread panicked")));
+        out
+    })
+}
+
+/// A slice that threads write at disjoint indices.
+struct SharedSlice<T>(*mut T);
+
+// SAFETY: writers use disjoint indices (see `write`).
+unsafe impl<T: Send> Sync for SharedSlice<T> {}
+
+impl<T> SharedSlice<T> {
+    /// # Safety
+    /// `i` is in bounds and no other thread reads or writes it meanwhile.
+    unsafe fn write(&self, i: usize, v: T) {
+        unsafe { self.0.add(i).write(v) }
+    }
+}

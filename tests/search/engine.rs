@@ -1,0 +1,194 @@
+//! The batched search engine (`SearchEngine`, CPU backend) against the twin, HSP by HSP, on the families the
+//! twin is checked on against upstream (random pairs, hash collisions, genome pairs), with thread counts from
+//! 1 to 8 and blocks and chunks small enough that their boundaries fall everywhere; and the traps of the
+//! decomposition, each as a case of its own. Knobs: `WARPALIGN_SEARCH_CASES` (a quarter as many pairs of
+//! each random family as the twin's tests), `WARPALIGN_SEARCH_SEED`.
+
+use crate::common::{env_u64, failing_cases, pick, Rng};
+use crate::oracle::{collision_pair, compare, random_options, random_pair, rev_comp, twin};
+use crate::real::{for_each_genome_pair, genome_option_sets};
+use warpalign::search::twin::pos_table::PosTable;
+use warpalign::search::twin::scoring::ScoreMatrix;
+use warpalign::search::{Hsp, SearchConfig, SearchEngine, SearchOptions, Seed};
+use warpalign::Engine;
+
+/// Configurations that put chunk and block boundaries between most positions, and a default-sized one.
+pub fn random_configs(rng: &mut Rng) -> [SearchConfig; 2] {
+    let threads = pick(rng, &[1, 2, 3, 5, 8]);
+    let (block_positions, max_hits) = (rng.range(1, 5000) as usize, rng.range(1, 2000) as usize);
+    let small = SearchConfig {
+        threads,
+        block_positions: pick(rng, &[1, 7, block_positions]),
+        max_hits: pick(rng, &[1, 2, max_hits]),
+    };
+    [small, SearchConfig::with_threads(pick(rng, &[1, 2, 4]))]
+}
+
+/// The engine's HSPs of each strand (`gpu`: through `search_gpu`, which must be available).
+pub fn engine_run(
+    engine: &Engine,
+    target: &[u8],
+    strands: &[&[u8]],
+    o: &SearchOptions,
+    scoring: &ScoreMatrix,
+    config: SearchConfig,
+    gpu: bool,
+) -> Vec<Vec<Hsp>> {
+    let pt = PosTable::for_options(target, o);
+    let e = SearchEngine::new(engine, target, &pt, o, scoring, config);
+    strands
+        .iter()
+        .map(|q| match gpu {
+            true => e.search_gpu(q).expect("the table is on the GPU").unwrap_or_else(|err| panic!("GPU search: {err}")),
+            false => e.search_cpu(q),
+        })
+        .collect()
+}
+
+/// Each random pair of `gen` (fixed seeds), both strands, twin vs the engine under `random_configs`.
+pub fn family_vs_twin(what: &str, n: u64, seed: u64, gen: fn(&mut Rng) -> (Vec<u8>, Vec<u8>), engine: &Engine, gpu: bool) {
+    let scoring = ScoreMatrix::masked_hoxd70();
+    let hsps = std::sync::atomic::AtomicU64::new(0);
+    let bad = failing_cases(n, |i| {
+        let mut rng = Rng::for_case(seed, i);
+        let (t, q) = gen(&mut rng);
+        let (pattern, o) = random_options(&mut rng, t.len());
+        let configs = random_configs(&mut rng);
+        let rc = rev_comp(&q);
+        let strands: [&[u8]; 2] = [&q, &rc];
+        let tw = twin(&t, &strands, &o, &scoring);
+        hsps.fetch_add((tw[0].len() + tw[1].len()) as u64, std::sync::atomic::Ordering::Relaxed);
+        for config in configs {
+            let en = engine_run(engine, &t, &strands, &o, &scoring, config, gpu);
+            if let Some((k, why)) = (0..2).find_map(|k| compare(&en[k], &tw[k]).map(|w| (k, w))) {
+                return Some(format!(
+                    "{what} case {i} (seed {seed}; target {} bp, query {} bp, strand {}, seed {pattern}, {o:?}, {config:?}): engine vs twin: {why}",
+                    t.len(), q.len(), ['+', '-'][k]
+                ));
+            }
+        }
+        None
+    });
+    eprintln!("{what}: {n} pairs (both strands, 2 configurations each), {} twin HSPs", hsps.into_inner());
+    assert!(bad.is_empty(), "{what}: {} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
+}
+
+#[test]
+fn random_pairs_engine_vs_twin() {
+    let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 4;
+    family_vs_twin("random pairs", n, env_u64("WARPALIGN_SEARCH_SEED", 23) + 10, random_pair, &Engine::cpu(), false);
+}
+
+#[test]
+fn hash_collisions_engine_vs_twin() {
+    let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 4;
+    family_vs_twin("collision pairs", n, env_u64("WARPALIGN_SEARCH_SEED", 23) + 11, collision_pair, &Engine::cpu(), false);
+}
+
+/// The genome pairs under their option sets, on `engine` (`gpu`: through `search_gpu`).
+pub fn genomes_vs_twin(engine: &Engine, gpu: bool) {
+    let scoring = ScoreMatrix::masked_hoxd70();
+    let sets = genome_option_sets();
+    let config = SearchConfig { block_positions: 100_000, max_hits: 50_000, ..SearchConfig::with_threads(3) };
+    let mut hsps = 0;
+    let pairs = for_each_genome_pair(|tf, qf, target, strands| {
+        for (pattern, o) in &sets {
+            let tw = twin(target, strands, o, &scoring);
+            let en = engine_run(engine, target, strands, o, &scoring, config, gpu);
+            for (k, (en, tw)) in en.iter().zip(&tw).enumerate() {
+                if let Some(why) = compare(en, tw) {
+                    panic!("{tf} vs {qf} record {} strand {}, seed {pattern} {o:?}: engine vs twin: {why}", k / 2, ['+', '-'][k % 2]);
+                }
+                hsps += tw.len();
+            }
+        }
+    });
+    eprintln!("{pairs} genome pairs x {} option sets, {hsps} HSPs compared", sets.len());
+}
+
+#[test]
+fn genome_pairs_engine_vs_twin() {
+    genomes_vs_twin(&Engine::cpu(), false);
+}
+
+fn acgt(codes: &[u8]) -> Vec<u8> {
+    codes.iter().map(|&c| b"ACGT"[c as usize]).collect()
+}
+
+/// Trap: the HSPs come in hit order, not position order. Each query position's hits are the target's
+/// copies rightmost first, so the copy further right is found (and reported) first: sorting the HSPs by
+/// position instead of by ordinal would swap them.
+#[test]
+fn hsps_follow_hit_order_not_positions() {
+    let mut rng = Rng::new(7);
+    let piece = rng.nt4_seq(800, 0.0);
+    let mut t = rng.nt4_seq(300, 0.0);
+    t.extend(&piece);
+    t.extend(rng.nt4_seq(5000, 0.0));
+    t.extend(&piece);
+    t.extend(rng.nt4_seq(300, 0.0));
+    let (t, q) = (acgt(&t), acgt(&piece));
+    let o = SearchOptions::lastz_default();
+    let scoring = ScoreMatrix::masked_hoxd70();
+    let tw = twin(&t, &[&q], &o, &scoring).swap_remove(0);
+    assert_eq!(tw.iter().map(|h| h.pos1).collect::<Vec<_>>(), [6100, 300], "{tw:?}");
+    for threads in [1, 2, 4] {
+        let config = SearchConfig { max_hits: 3, ..SearchConfig::with_threads(threads) };
+        assert_eq!(engine_run(&Engine::cpu(), &t, &[&q], &o, &scoring, config, false)[0], tw, "{threads} threads");
+    }
+}
+
+/// Trap: hits on different diagonals 65,536 apart share one `diagEnd`, so they must be one group, not two
+/// (grouping by diagonal would report both copies); and `diagEnd` must carry over from chunk to chunk (a
+/// chunk per position here).
+#[test]
+fn colliding_diagonals_are_one_group_across_chunks() {
+    let mut rng = Rng::new(65_536);
+    let piece = rng.nt4_seq(1000, 0.0);
+    let mut codes = rng.nt4_seq(500, 0.0);
+    codes.extend(&piece);
+    codes.extend(rng.nt4_seq(65_536 - 1000, 0.0));
+    codes.extend(&piece);
+    codes.extend(rng.nt4_seq(500, 0.0));
+    let (t, q) = (acgt(&codes), acgt(&piece));
+    let o = SearchOptions::lastz_default();
+    let scoring = ScoreMatrix::masked_hoxd70();
+    let tw = twin(&t, &[&q], &o, &scoring).swap_remove(0);
+    assert_eq!(tw.len(), 1, "{tw:?}");
+    for (threads, block_positions, max_hits) in [(1, 1, 1), (3, 1, 1), (2, 5, 2), (8, 1 << 20, 1 << 23)] {
+        let config = SearchConfig { threads, block_positions, max_hits };
+        assert_eq!(engine_run(&Engine::cpu(), &t, &[&q], &o, &scoring, config, false)[0], tw, "{config:?}");
+    }
+}
+
+/// Trap: a left extension stops where its hashed diagonal's last extension ended, whichever diagonal that
+/// was; and a hit inside an earlier extension is dropped. A tandem repeat puts many hits on nearby diagonals
+/// and one diagonal's hits in many chunks.
+#[test]
+fn tandem_repeats_block_left_extensions_as_the_twin() {
+    let mut rng = Rng::new(11);
+    let unit = rng.nt4_seq(37, 0.0);
+    let mut t = rng.nt4_seq(200, 0.0);
+    for _ in 0..60 {
+        t.extend(rng.mutate(&unit, 0.03));
+    }
+    t.extend(rng.nt4_seq(200, 0.0));
+    let mut q = rng.nt4_seq(100, 0.0);
+    for _ in 0..40 {
+        q.extend(rng.mutate(&unit, 0.03));
+    }
+    q.extend(rng.nt4_seq(100, 0.0));
+    let (t, q) = (acgt(&t), acgt(&q));
+    let scoring = ScoreMatrix::masked_hoxd70();
+    for (seed, thresh) in [(Seed::PATTERN_12OF19, 3000), ("11111111", 500)] {
+        let o = SearchOptions { seed: Seed::parse(seed).unwrap(), hsp_threshold: thresh, ..SearchOptions::lastz_default() };
+        let tw = twin(&t, &[&q], &o, &scoring).swap_remove(0);
+        assert!(tw.len() > 1, "{seed}: {tw:?}");
+        for threads in [1, 3] {
+            for max_hits in [1, 17, 1 << 23] {
+                let config = SearchConfig { threads, block_positions: 64, max_hits };
+                assert_eq!(engine_run(&Engine::cpu(), &t, &[&q], &o, &scoring, config, false)[0], tw, "{seed} {config:?}");
+            }
+        }
+    }
+}
