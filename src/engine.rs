@@ -56,6 +56,12 @@ impl Engine {
     /// notice on stderr (only when the GPU was asked for explicitly, or it was found but failed); a device
     /// that fails beside working ones is said and left out.
     pub fn new(choice: BackendChoice) -> Self {
+        // (an unaccepted value was refused by env::check before any context is made)
+        Self::with_gpus(choice, crate::env::GPUS.get().flatten())
+    }
+
+    /// As [`Engine::new`], on at most `limit` GPUs (None: all visible), whatever `WARPALIGN_GPUS` says.
+    pub fn with_gpus(choice: BackendChoice, limit: Option<usize>) -> Self {
         if choice == BackendChoice::Cpu {
             return Engine::cpu();
         }
@@ -64,8 +70,6 @@ impl Engine {
                 eprintln!("[warpalign] {e}; {what} (same output)");
             }
         };
-        // (an unaccepted value was refused by env::check before any context is made)
-        let limit = crate::env::GPUS.get().flatten();
         let devices = match crate::gpu::process_devices(limit) {
             Ok(d) => d,
             Err(e) => {

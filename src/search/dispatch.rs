@@ -3,13 +3,20 @@
 //! per target (the position table, as LASTZ builds its own once), then answers one query strand at a time with
 //! the HSPs in the order LASTZ collects them.
 //!
-//! For now the CPU twin answers ([`super::search`]). The faster engine replaces the `table` field and the body
-//! of [`TargetSearch::search_strand`]; the checks and the interface stay.
+//! The batched engine answers ([`SearchEngine`]): on the GPU when one works and the target is large enough to
+//! pay for starting it, else on CPU threads; the same HSPs in the same order as the twin either way.
 
+use super::engine::{SearchConfig, SearchEngine};
 use super::twin::pos_table::PosTable;
 use super::twin::scoring::ScoreMatrix;
 use super::{Hsp, SearchOptions};
-use crate::{Error, Result};
+use crate::engine::BackendChoice;
+use crate::{Engine, Error, Result};
+use std::sync::Arc;
+
+/// Targets shorter than this are searched on CPU threads unless `WARPALIGN_BACKEND=gpu`: the GPU's start
+/// (about 0.35 s) costs more than their search.
+pub const GPU_MIN_TARGET: usize = 1 << 20;
 
 /// `WARPALIGN_SEARCH`: who searches the query strands whose options warpalign covers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,10 +43,7 @@ pub const MAX_LEN: usize = i32::MAX as usize;
 
 /// One target's search: made once per target, then [`TargetSearch::search_strand`] for each query strand.
 pub struct TargetSearch {
-    target: Vec<u8>,
-    options: SearchOptions,
-    scoring: ScoreMatrix,
-    table: PosTable,
+    search: SearchEngine<'static>,
 }
 
 impl TargetSearch {
@@ -67,7 +71,15 @@ impl TargetSearch {
             return bad("filter with a negative match count".into());
         }
         let table = PosTable::for_options(&target, &options);
-        Ok(TargetSearch { target, options, scoring, table })
+        let choice = BackendChoice::from_env()?;
+        let engine = match choice {
+            BackendChoice::Auto if target.len() < GPU_MIN_TARGET => Engine::cpu(),
+            // one GPU, the one this process's y-drop pool uses (processes side by side spread over the GPUs)
+            _ => Engine::with_gpus(choice, Some(1)),
+        };
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let search = SearchEngine::owned(Arc::new(engine), target, &table, &options, scoring, SearchConfig::with_threads(threads));
+        Ok(TargetSearch { search })
     }
 
     /// The HSPs of one query strand (for the minus strand, its reverse complement, as LASTZ searches it), in
@@ -76,7 +88,7 @@ impl TargetSearch {
         if query.is_empty() || query.len() > MAX_LEN {
             return Err(Error::InvalidArgument(format!("query of {} bytes (needs 1 to {MAX_LEN})", query.len())));
         }
-        Ok(super::search(&self.target, &self.table, query, &self.options, &self.scoring))
+        Ok(self.search.search_strand(query))
     }
 }
 

@@ -20,7 +20,9 @@ use super::twin::pos_table::{upper_nuc_to_bits, PosTable, NO_PREVIOUS};
 use super::twin::scoring::ScoreMatrix;
 use super::{Hsp, Seed, SearchOptions};
 use crate::{Backend, Engine};
+use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::Arc;
 
 /// The position table as contiguous lists: word `w`'s target positions (ends of windows, in bases, as
 /// `step * index`) are `positions[offsets[w]..offsets[w + 1]]`, rightmost first, as `find_table_matches`
@@ -118,14 +120,30 @@ impl SearchConfig {
 /// One target's search, for each query strand in turn, on the CPU (threads) or the GPU (the engine's, with
 /// the table uploaded once). Same HSPs, in the same order, as [`crate::search::search`].
 pub struct SearchEngine<'a> {
-    pub(super) target: &'a [u8],
+    pub(super) target: Cow<'a, [u8]>,
     pub(super) index: SeedIndex,
     pub(super) options: SearchOptions,
-    pub(super) scoring: &'a ScoreMatrix,
+    pub(super) scoring: Cow<'a, ScoreMatrix>,
     pub(super) variants: Vec<u32>,
     pub(super) config: SearchConfig,
-    engine: &'a Engine,
+    engine: EngineRef<'a>,
     gpu: Option<super::gpu::DeviceTable>,
+}
+
+/// The engine a search runs on: borrowed, or shared by a search that owns everything ([`SearchEngine::owned`]).
+enum EngineRef<'a> {
+    Borrowed(&'a Engine),
+    Shared(Arc<Engine>),
+}
+
+impl std::ops::Deref for EngineRef<'_> {
+    type Target = Engine;
+    fn deref(&self) -> &Engine {
+        match self {
+            EngineRef::Borrowed(e) => e,
+            EngineRef::Shared(e) => e,
+        }
+    }
 }
 
 impl<'a> SearchEngine<'a> {
@@ -140,6 +158,30 @@ impl<'a> SearchEngine<'a> {
         scoring: &'a ScoreMatrix,
         config: SearchConfig,
     ) -> SearchEngine<'a> {
+        Self::build(EngineRef::Borrowed(engine), Cow::Borrowed(target), pt, options, Cow::Borrowed(scoring), config)
+    }
+
+    /// As [`SearchEngine::new`], owning the target and matrix and sharing the engine: a search to keep (one per
+    /// target of a LASTZ run).
+    pub fn owned(
+        engine: Arc<Engine>,
+        target: Vec<u8>,
+        pt: &PosTable,
+        options: &SearchOptions,
+        scoring: ScoreMatrix,
+        config: SearchConfig,
+    ) -> SearchEngine<'static> {
+        SearchEngine::build(EngineRef::Shared(engine), Cow::Owned(target), pt, options, Cow::Owned(scoring), config)
+    }
+
+    fn build(
+        engine: EngineRef<'a>,
+        target: Cow<'a, [u8]>,
+        pt: &PosTable,
+        options: &SearchOptions,
+        scoring: Cow<'a, ScoreMatrix>,
+        config: SearchConfig,
+    ) -> SearchEngine<'a> {
         assert!(options.seed.length >= 2, "seed length must be at least two");
         assert!(target.len() < i32::MAX as usize, "the twin's arithmetic is int32");
         let mut e = SearchEngine {
@@ -152,7 +194,7 @@ impl<'a> SearchEngine<'a> {
             engine,
             gpu: None,
         };
-        if let Some(rt) = engine.gpu() {
+        if let Some(rt) = e.engine.gpu() {
             match super::gpu::DeviceTable::upload(&rt, &e) {
                 Ok(t) => e.gpu = Some(t),
                 Err(err) => crate::engine::gpu_failed_notice(&err),
@@ -176,7 +218,7 @@ impl<'a> SearchEngine<'a> {
     pub fn search_strand(&self, query: &[u8]) -> Vec<Hsp> {
         assert!(!query.is_empty(), "the query is empty");
         assert!(query.len() < i32::MAX as usize, "the twin's arithmetic is int32");
-        if let (Some(table), Some(rt)) = (&self.gpu, self.engine.gpu()) {
+        if let Some((table, rt)) = self.gpu.as_ref().and_then(|t| Some((t, self.engine.gpu_on(t.ordinal())?))) {
             match super::gpu::search_strand(&rt, table, self, query) {
                 Ok(hsps) => return hsps,
                 Err(err) => crate::engine::gpu_failed_notice(&err),
@@ -189,7 +231,8 @@ impl<'a> SearchEngine<'a> {
     /// device table.
     pub fn search_gpu(&self, query: &[u8]) -> Option<Result<Vec<Hsp>, String>> {
         assert!(!query.is_empty(), "the query is empty");
-        let (table, rt) = (self.gpu.as_ref()?, self.engine.gpu()?);
+        let table = self.gpu.as_ref()?;
+        let rt = self.engine.gpu_on(table.ordinal())?;
         Some(super::gpu::search_strand(&rt, table, self, query))
     }
 
@@ -200,7 +243,7 @@ impl<'a> SearchEngine<'a> {
         if (query.len() as u32) < seed_len {
             return hsps;
         }
-        let hit = HitProcessor { target: self.target, query, options: &self.options, scoring: self.scoring };
+        let hit = HitProcessor { target: &self.target, query, options: &self.options, scoring: &self.scoring };
         let mut diag_end = vec![INACTIVE; DIAG_HASH_SIZE as usize];
         let ends = seed_len..query.len() as u32 + 1;
         let mut block = ends.start;

@@ -36,6 +36,8 @@ const BLOCK: u32 = 256;
 
 /// What one target's search keeps on the device for every strand.
 pub struct DeviceTable {
+    /// The device holding it ([`GpuRuntime::ordinal`]): its strands run there.
+    ordinal: usize,
     stream: Arc<CudaStream>,
     target: CudaSlice<u8>,
     offsets: CudaSlice<u32>,
@@ -68,6 +70,11 @@ fn driver(what: &str) -> impl Fn(cudarc::driver::DriverError) -> String + '_ {
 }
 
 impl DeviceTable {
+    /// The device holding it.
+    pub fn ordinal(&self) -> usize {
+        self.ordinal
+    }
+
     /// Uploads `e`'s table, target, matrix and seed.
     pub(super) fn upload(rt: &GpuRuntime, e: &SearchEngine) -> Result<DeviceTable, String> {
         let module = rt.module(MODULE_NAME)?;
@@ -105,7 +112,8 @@ impl DeviceTable {
         let stream = rt.lease_stream()?.clone();
         let up = driver("upload");
         let table = DeviceTable {
-            target: stream.clone_htod(e.target).map_err(&up)?,
+            ordinal: rt.ordinal(),
+            target: stream.clone_htod(e.target.as_ref()).map_err(&up)?,
             offsets: stream.clone_htod(&e.index.offsets).map_err(&up)?,
             // (never empty: a device pointer must be valid)
             positions: stream.clone_htod(if e.index.positions.is_empty() { &[0][..] } else { &e.index.positions }).map_err(&up)?,
@@ -141,7 +149,7 @@ pub(super) fn search_strand(rt: &GpuRuntime, t: &DeviceTable, e: &SearchEngine, 
     }
     let st = rt.lease_stream()?;
     let fault = fault::batch(fault::Engine::Search);
-    let hit = HitProcessor { target: e.target, query, options: &e.options, scoring: e.scoring };
+    let hit = HitProcessor { target: &e.target, query, options: &e.options, scoring: &e.scoring };
     let params = Params { query_len: query.len() as i32, ..t.params };
     fault.check(Step::Copy)?;
     let up = driver("upload");

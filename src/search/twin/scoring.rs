@@ -13,6 +13,7 @@ pub const HOXD70_FILL: i32 = -100;
 pub const VERY_BAD_SCORE: i32 = -107_374_182;
 
 /// A 256x256 substitution matrix, `[target byte][query byte]`.
+#[derive(Clone)]
 pub struct ScoreMatrix(pub Box<[[i32; 256]; 256]>);
 
 impl ScoreMatrix {
