@@ -209,7 +209,7 @@ impl HitProcessor<'_> {
     }
 
     /// The rest of `xdrop_extend_seed_hit`: the entropy adjustment and the threshold. An extension below the
-    /// threshold before the adjustment stays below it (the adjustment only lowers a non-negative score).
+    /// threshold is not adjusted, so it is dropped whatever its entropy.
     pub fn threshold(&self, e: Extended) -> Option<Hsp> {
         let (t, q) = (self.target, self.query);
         let mut similarity = e.similarity;
