@@ -86,7 +86,7 @@ pub fn parse(s: &str) -> Result<Vec<Fault>, String> {
 /// Armed faults and the GPU batches counted since they were armed.
 struct Plan {
     faults: Vec<(Fault, AtomicBool)>,
-    batches: [AtomicU64; 4],
+    batches: [AtomicU64; ENGINES.len()],
     fired: AtomicUsize,
 }
 
