@@ -136,7 +136,7 @@ pub static STATS: Var<bool> = switch("WARPALIGN_STATS");
 /// How many of the visible GPUs one process uses (None: all).
 pub static GPUS: Var<Option<usize>> = Var { name: "WARPALIGN_GPUS", accepts: "all or a positive integer", parse: gpus };
 pub static SEARCH: Var<Searcher> =
-    Var { name: "WARPALIGN_SEARCH", accepts: "warpalign or upstream", parse: Searcher::parse };
+    Var { name: "WARPALIGN_SEARCH", accepts: "auto, warpalign or upstream", parse: Searcher::parse };
 
 pub static CACHE_DIR: PathVar = PathVar { name: "WARPALIGN_CACHE_DIR" };
 pub static KSW_DUMP: PathVar = PathVar { name: "WARPALIGN_KSW_DUMP" };
@@ -233,7 +233,7 @@ mod tests {
         assert_eq!(YDROP_AHEAD.accepts, format!("0 to {} anchors", crate::ydrop::schedule::AHEAD_MAX - 1));
         assert_eq!((depth("1"), depth("0"), depth("4294967296")), (Some(1), None, None));
 
-        assert_eq!(["warpalign", "upstream"].map(Searcher::parse), [Searcher::Warpalign, Searcher::Upstream].map(Some));
+        assert_eq!(["auto", "warpalign", "upstream"].map(Searcher::parse), [Searcher::Auto, Searcher::Warpalign, Searcher::Upstream].map(Some));
         for s in ["Upstream", "lastz", "0"] {
             assert!(!accepts(&SEARCH, s), "{s}");
         }

@@ -77,20 +77,6 @@ typedef enum warpalign_backend {
 } warpalign_backend;
 
 /**
- * What `WARPALIGN_SEARCH` asks for.
- */
-typedef enum warpalign_search_request {
-  /**
-   * Unset, empty or `warpalign`: warpalign searches the strands whose options it covers.
-   */
-  WARPALIGN_SEARCH_REQUEST_WARPALIGN = 0,
-  /**
-   * `upstream`: LASTZ's own search everywhere (tests, comparisons).
-   */
-  WARPALIGN_SEARCH_REQUEST_UPSTREAM = 1,
-} warpalign_search_request;
-
-/**
  * An engine context: owns the GPU runtime when there is one. Opaque to C.
  */
 typedef struct warpalign_ctx warpalign_ctx;
@@ -849,10 +835,12 @@ void warpalign_ksw_cache_stats(const struct warpalign_ksw_cache *cache,
                                struct warpalign_ksw_cache_counters *out);
 
 /**
- * What `WARPALIGN_SEARCH` asks for; WARPALIGN for a value it does not accept (warpalign_env_check reports
- * that).
+ * 1 if warpalign searches the strands (whose options it covers) of a target of `target_len` bytes:
+ * `WARPALIGN_SEARCH` unset, empty or `auto` for targets of 1 MiB or more (below, building its tables costs
+ * more than LASTZ's own search), `warpalign` always, `upstream` never. A value it does not accept reads as
+ * `auto` (warpalign_env_check reports it). Else 0.
  */
-enum warpalign_search_request warpalign_requested_search(void);
+int32_t warpalign_search_takes(size_t target_len);
 
 /**
  * Makes the search of one target: copies its `len` bytes (as the search reads them: lowercase and N start

@@ -10,16 +10,6 @@ use warpalign::search::twin::scoring::ScoreMatrix;
 use warpalign::search::{HitFilter, Seed, SearchOptions};
 use warpalign::Error;
 
-/// What `WARPALIGN_SEARCH` asks for.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WarpalignSearchRequest {
-    /// Unset, empty or `warpalign`: warpalign searches the strands whose options it covers.
-    Warpalign = 0,
-    /// `upstream`: LASTZ's own search everywhere (tests, comparisons).
-    Upstream = 1,
-}
-
 /// The search's options, as LASTZ's option parser leaves them (its `control` and `seed` fields named below).
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
@@ -71,15 +61,14 @@ static STRANDS: AtomicU64 = AtomicU64::new(0);
 static HSPS: AtomicU64 = AtomicU64::new(0);
 static NANOS: AtomicU64 = AtomicU64::new(0);
 
-/// What `WARPALIGN_SEARCH` asks for; WARPALIGN for a value it does not accept (warpalign_env_check reports
-/// that).
+/// 1 if warpalign searches the strands (whose options it covers) of a target of `target_len` bytes:
+/// `WARPALIGN_SEARCH` unset, empty or `auto` for targets of 1 MiB or more (below, building its tables costs
+/// more than LASTZ's own search), `warpalign` always, `upstream` never. A value it does not accept reads as
+/// `auto` (warpalign_env_check reports it). Else 0.
 #[no_mangle]
-pub extern "C" fn warpalign_requested_search() -> WarpalignSearchRequest {
+pub extern "C" fn warpalign_search_takes(target_len: usize) -> i32 {
     clear_last_error();
-    match warpalign::env::SEARCH.get() {
-        Some(Searcher::Upstream) => WarpalignSearchRequest::Upstream,
-        Some(Searcher::Warpalign) | None => WarpalignSearchRequest::Warpalign,
-    }
+    warpalign::env::SEARCH.get().unwrap_or(Searcher::Auto).takes(target_len) as i32
 }
 
 fn options_of(o: &WarpalignSearchOptions) -> warpalign::Result<(SearchOptions, ScoreMatrix)> {

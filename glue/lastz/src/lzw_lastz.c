@@ -91,11 +91,8 @@ static int lzw_search_covers (seq* target, seq* query, hitprocessor hitProc, hit
 	hitprocinfo* hp = &info->hp;
 	seed*        hs = p->hitSeed;
 	const char*  c;
-	static int   requested = -1;
 
-	if (requested < 0)
-		requested = (warpalign_requested_search () == WARPALIGN_SEARCH_REQUEST_WARPALIGN);
-	if (!requested) return false;
+	if (!warpalign_search_takes (target->len)) return false;
 
 	if ((p != &lzParams) || (p->inferScores) || (p->capsule != NULL)
 	 || (p->targetIsQuantum) || (query->fileType == seq_type_qdna)
