@@ -365,7 +365,7 @@ fn ydrop_pool_gpu_thread_goes_on_after_a_failed_batch() {
 fn search_strand_recovers_from_each_step() {
     use warpalign::search::twin::pos_table::PosTable;
     use warpalign::search::twin::scoring::ScoreMatrix;
-    use warpalign::search::{self, SearchConfig, SearchEngine, SearchOptions};
+    use warpalign::search::{self, SearchConfig, SearchEngine, SearchOptions, SeedIndex};
     let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let Some(engine) = gpu_engine() else { return };
     let mut rng = Rng::new(27);
@@ -378,7 +378,7 @@ fn search_strand_recovers_from_each_step() {
     let pt = PosTable::for_options(&t, &o);
     let want = search::search(&t, &pt, &q, &o, &scoring);
     assert!(!want.is_empty());
-    let e = SearchEngine::new(&engine, &t, &pt, &o, &scoring, SearchConfig { block_positions: 1000, ..SearchConfig::with_threads(2) });
+    let e = SearchEngine::new(&engine, &t, SeedIndex::for_options(&t, &o), &o, &scoring, SearchConfig { block_positions: 1000, ..SearchConfig::with_threads(2) });
     let gpu = |n: &str| e.search_gpu(&q).expect("the table is on the GPU").map_err(|err| format!("{n}: {err}"));
     for step in fault::STEPS {
         let at = |batch| fault::arm(&[Fault { engine: fault::Engine::Search, step, batch }]);

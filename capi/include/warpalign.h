@@ -843,6 +843,20 @@ void warpalign_ksw_cache_stats(const struct warpalign_ksw_cache *cache,
 int32_t warpalign_search_takes(size_t target_len);
 
 /**
+ * Starts, in the background, what the search of this target will need first (the GPU and the target's
+ * index for the seed `seed`, `step` and `--maxwordcount` limits, as in warpalign_search_options), so that
+ * it overlaps the caller's own work; warpalign_search_target_create takes it if its target has the same
+ * bytes and those options, else prepares again. Optional; nothing starts where warpalign_search_takes says
+ * 0. A NULL pointer, a seed it does not take or an empty target is WARPALIGN_STATUS_INVALID_ARGUMENT.
+ */
+enum warpalign_status warpalign_search_warm_up(const char *seed,
+                                               uint32_t step,
+                                               uint32_t max_word_count,
+                                               uint32_t max_word_count_chasm,
+                                               const uint8_t *target,
+                                               size_t len);
+
+/**
  * Makes the search of one target: copies its `len` bytes (as the search reads them: lowercase and N start
  * no seed word and score as the matrix says) and builds its position table. Sets `*out` (NULL on failure).
  * Options outside their documented ranges, a NULL pointer or an empty target (or one over INT32_MAX bytes)

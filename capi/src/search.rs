@@ -5,7 +5,7 @@ use crate::{clear_last_error, guard, quiet, WarpalignStatus};
 use std::ffi::{c_char, CStr};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
-use warpalign::search::dispatch::{Searcher, TargetSearch};
+use warpalign::search::dispatch::{self, Searcher, TargetSearch};
 use warpalign::search::twin::scoring::ScoreMatrix;
 use warpalign::search::{HitFilter, Seed, SearchOptions};
 use warpalign::Error;
@@ -60,6 +60,10 @@ pub struct WarpalignSearchTarget {
 static STRANDS: AtomicU64 = AtomicU64::new(0);
 static HSPS: AtomicU64 = AtomicU64::new(0);
 static NANOS: AtomicU64 = AtomicU64::new(0);
+/// Nanoseconds warpalign_search_target_create spent, and of them waiting for the preparation (the GPU's
+/// start and the index, unless warpalign_search_warm_up started them early enough).
+static PREPARE_NANOS: AtomicU64 = AtomicU64::new(0);
+static WAIT_NANOS: AtomicU64 = AtomicU64::new(0);
 
 /// 1 if warpalign searches the strands (whose options it covers) of a target of `target_len` bytes:
 /// `WARPALIGN_SEARCH` unset, empty or `auto` for targets of 1 MiB or more (below, building its tables costs
@@ -104,6 +108,34 @@ fn options_of(o: &WarpalignSearchOptions) -> warpalign::Result<(SearchOptions, S
     Ok((options, ScoreMatrix(sub)))
 }
 
+/// Starts, in the background, what the search of this target will need first (the GPU and the target's
+/// index for the seed `seed`, `step` and `--maxwordcount` limits, as in warpalign_search_options), so that
+/// it overlaps the caller's own work; warpalign_search_target_create takes it if its target has the same
+/// bytes and those options, else prepares again. Optional; nothing starts where warpalign_search_takes says
+/// 0. A NULL pointer, a seed it does not take or an empty target is WARPALIGN_STATUS_INVALID_ARGUMENT.
+#[no_mangle]
+pub extern "C" fn warpalign_search_warm_up(
+    seed: *const c_char,
+    step: u32,
+    max_word_count: u32,
+    max_word_count_chasm: u32,
+    target: *const u8,
+    len: usize,
+) -> WarpalignStatus {
+    guard("warpalign_search_warm_up", || {
+        if seed.is_null() || target.is_null() || len == 0 || step == 0 {
+            return Err(Error::InvalidArgument("null seed or target, empty target or step 0".into()));
+        }
+        // SAFETY: a NUL-terminated string (the caller's contract).
+        let pattern = unsafe { CStr::from_ptr(seed) }.to_str().map_err(|_| Error::InvalidArgument("seed not ASCII".into()))?;
+        let seed = Seed::parse(pattern).map_err(|e| Error::InvalidArgument(format!("seed {pattern:?}: {e:?}")))?;
+        let options = SearchOptions { seed, step, max_word_count, max_word_count_chasm, ..SearchOptions::lastz_default() };
+        // SAFETY: len readable bytes at target (the caller's contract).
+        dispatch::warm_up(unsafe { std::slice::from_raw_parts(target, len) }, &options);
+        Ok(())
+    })
+}
+
 /// Makes the search of one target: copies its `len` bytes (as the search reads them: lowercase and N start
 /// no seed word and score as the matrix says) and builds its position table. Sets `*out` (NULL on failure).
 /// Options outside their documented ranges, a NULL pointer or an empty target (or one over INT32_MAX bytes)
@@ -128,8 +160,10 @@ pub extern "C" fn warpalign_search_target_create(
         }
         let (options, scoring) = options_of(o)?;
         // SAFETY: len readable bytes at target (the caller's contract).
-        let bytes = unsafe { std::slice::from_raw_parts(target, len) }.to_vec();
+        let bytes = unsafe { std::slice::from_raw_parts(target, len) };
         let search = TargetSearch::new(bytes, options, scoring)?;
+        PREPARE_NANOS.fetch_add((search.prepare_secs * 1e9) as u64, Relaxed);
+        WAIT_NANOS.fetch_add((search.engine_wait_secs * 1e9) as u64, Relaxed);
         // SAFETY: out is writable.
         unsafe { *out = Box::into_raw(Box::new(WarpalignSearchTarget { search })) };
         Ok(())
@@ -206,10 +240,13 @@ pub extern "C" fn warpalign_search_report(upstream: u64) {
     clear_last_error();
     let strands = STRANDS.load(Relaxed);
     if warpalign::env::STATS.get() == Some(true) && strands + upstream > 0 {
+        let secs = |n: &AtomicU64| n.load(Relaxed) as f64 * 1e-9;
         eprintln!(
-            "warpalign: {strands} query strands searched by warpalign ({} HSPs, {:.3} s), {upstream} by LASTZ's own search",
+            "warpalign: {strands} query strands searched by warpalign ({} HSPs, {:.3} s, after {:.3} s preparing the target, {:.3} s of it waiting for the GPU's start and the index), {upstream} by LASTZ's own search",
             HSPS.load(Relaxed),
-            NANOS.load(Relaxed) as f64 * 1e-9
+            secs(&NANOS),
+            secs(&PREPARE_NANOS),
+            secs(&WAIT_NANOS)
         );
     }
 }

@@ -16,13 +16,13 @@
 //! hits (a position with more runs alone), so memory is bounded on any genome.
 
 use super::twin::hits::{hashed_diag, HitProcessor, DIAG_HASH_SIZE, INACTIVE};
-use super::twin::pos_table::{upper_nuc_to_bits, PosTable, NO_PREVIOUS};
+use super::twin::pos_table::{record_positions, upper_nuc_to_bits, PosTable, NO_PREVIOUS};
 use super::twin::scoring::ScoreMatrix;
 use super::{Hsp, Seed, SearchOptions};
 use crate::{Backend, Engine};
 use std::borrow::Cow;
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The position table as contiguous lists: word `w`'s target positions (ends of windows, in bases, as
 /// `step * index`) are `positions[offsets[w]..offsets[w + 1]]`, rightmost first, as `find_table_matches`
@@ -48,6 +48,33 @@ impl SeedIndex {
             }
             offsets.push(positions.len() as u32);
         }
+        SeedIndex { offsets, positions }
+    }
+
+    /// The index of the table LASTZ searches for these options ([`PosTable::for_options`]), for the default
+    /// `--maxwordcount` (none) without building the table: the recorded windows counted per word, then placed
+    /// rightmost first. Panics where [`PosTable::build`] does.
+    pub fn for_options(target: &[u8], options: &SearchOptions) -> SeedIndex {
+        if options.max_word_count > 0 {
+            return SeedIndex::new(&PosTable::for_options(target, options));
+        }
+        assert!(!target.is_empty(), "the target is empty");
+        let (seed, step) = (&options.seed, options.step);
+        // offsets[w]: first the end of word w's list, then (each placement taking one off) its start
+        let words = 1usize << seed.weight;
+        let mut offsets = vec![0u32; words + 1];
+        record_positions(target, seed, step, |word, _| offsets[word as usize] += 1);
+        for w in 1..words {
+            offsets[w] += offsets[w - 1];
+        }
+        offsets[words] = offsets[words - 1];
+        // the scan meets a word's positions left to right, and its list holds them rightmost first
+        let mut positions = vec![0u32; offsets[words] as usize];
+        record_positions(target, seed, step, |word, pos| {
+            let slot = &mut offsets[word as usize];
+            *slot -= 1;
+            positions[*slot as usize] = pos;
+        });
         SeedIndex { offsets, positions }
     }
 
@@ -121,7 +148,8 @@ impl SearchConfig {
 /// the table uploaded once). Same HSPs, in the same order, as [`crate::search::search`].
 pub struct SearchEngine<'a> {
     pub(super) target: Cow<'a, [u8]>,
-    pub(super) index: SeedIndex,
+    /// On the host for the CPU path; with a device table, built again only should the GPU fail.
+    index: OnceLock<SeedIndex>,
     pub(super) options: SearchOptions,
     pub(super) scoring: Cow<'a, ScoreMatrix>,
     pub(super) variants: Vec<u32>,
@@ -147,18 +175,18 @@ impl std::ops::Deref for EngineRef<'_> {
 }
 
 impl<'a> SearchEngine<'a> {
-    /// The search of `target` with its table `pt` (for `options.seed` and `options.step`, limited as the
-    /// options say: [`PosTable::for_options`]). With a GPU in `engine`, the table goes to the device now; if
-    /// that fails, the search runs on the CPU (same output, one notice).
+    /// The search of `target` with its table's `index` ([`SeedIndex::for_options`]). With a GPU in `engine`,
+    /// the index goes to the device now and leaves the host; if that fails, the search runs on the CPU (same
+    /// output, one notice).
     pub fn new(
         engine: &'a Engine,
         target: &'a [u8],
-        pt: &PosTable,
+        index: SeedIndex,
         options: &SearchOptions,
         scoring: &'a ScoreMatrix,
         config: SearchConfig,
     ) -> SearchEngine<'a> {
-        Self::build(EngineRef::Borrowed(engine), Cow::Borrowed(target), pt, options, Cow::Borrowed(scoring), config)
+        Self::build(EngineRef::Borrowed(engine), Cow::Borrowed(target), index, options, Cow::Borrowed(scoring), config)
     }
 
     /// As [`SearchEngine::new`], owning the target and matrix and sharing the engine: a search to keep (one per
@@ -166,18 +194,18 @@ impl<'a> SearchEngine<'a> {
     pub fn owned(
         engine: Arc<Engine>,
         target: Vec<u8>,
-        pt: &PosTable,
+        index: SeedIndex,
         options: &SearchOptions,
         scoring: ScoreMatrix,
         config: SearchConfig,
     ) -> SearchEngine<'static> {
-        SearchEngine::build(EngineRef::Shared(engine), Cow::Owned(target), pt, options, Cow::Owned(scoring), config)
+        SearchEngine::build(EngineRef::Shared(engine), Cow::Owned(target), index, options, Cow::Owned(scoring), config)
     }
 
     fn build(
         engine: EngineRef<'a>,
         target: Cow<'a, [u8]>,
-        pt: &PosTable,
+        index: SeedIndex,
         options: &SearchOptions,
         scoring: Cow<'a, ScoreMatrix>,
         config: SearchConfig,
@@ -186,7 +214,7 @@ impl<'a> SearchEngine<'a> {
         assert!(target.len() < i32::MAX as usize, "the twin's arithmetic is int32");
         let mut e = SearchEngine {
             target,
-            index: SeedIndex::new(pt),
+            index: OnceLock::from(index),
             options: options.clone(),
             scoring,
             variants: variant_masks(&options.seed, options.with_trans),
@@ -196,7 +224,11 @@ impl<'a> SearchEngine<'a> {
         };
         if let Some(rt) = e.engine.gpu() {
             match super::gpu::DeviceTable::upload(&rt, &e) {
-                Ok(t) => e.gpu = Some(t),
+                Ok(t) => {
+                    e.gpu = Some(t);
+                    // (tens of MB that the host would hold beside the tool's own table)
+                    e.index = OnceLock::new();
+                }
                 Err(err) => crate::engine::gpu_failed_notice(&err),
             }
         }
@@ -236,6 +268,11 @@ impl<'a> SearchEngine<'a> {
         Some(super::gpu::search_strand(&rt, table, self, query))
     }
 
+    /// The host's index, built again if it went to the device.
+    pub(super) fn index(&self) -> &SeedIndex {
+        self.index.get_or_init(|| SeedIndex::for_options(&self.target, &self.options))
+    }
+
     /// The decomposition on CPU threads.
     pub fn search_cpu(&self, query: &[u8]) -> Vec<Hsp> {
         let seed_len = self.options.seed.length;
@@ -261,6 +298,7 @@ impl<'a> SearchEngine<'a> {
 
     /// Hits per position of `range`.
     fn count(&self, query: &[u8], range: Range<u32>) -> Vec<u64> {
+        let index = self.index();
         let mut counts = vec![0u64; (range.end - range.start) as usize];
         let runs = split_even(range.clone(), parts((range.end - range.start) as usize, self.config.threads));
         let slices = split_slices(&mut counts, runs.iter().map(|r| (r.end - r.start) as usize));
@@ -268,7 +306,7 @@ impl<'a> SearchEngine<'a> {
             let start = r.start;
             for_each_window(query, self.options.seed.length, r, |pos2, w| {
                 let packed = self.options.seed.apply(w);
-                out[(pos2 - start) as usize] = self.variants.iter().map(|&m| self.index.count(packed ^ m)).sum();
+                out[(pos2 - start) as usize] = self.variants.iter().map(|&m| index.count(packed ^ m)).sum();
             });
         });
         counts
@@ -290,7 +328,7 @@ impl<'a> SearchEngine<'a> {
             return;
         }
         assert!(n_hits < u32::MAX as usize, "a chunk's ordinals are u32");
-        let threads = self.config.threads;
+        let (threads, index) = (self.config.threads, self.index());
         // 1. hits, at their ordinals: each thread a run of positions, hence a run of ordinals
         let mut first = Vec::with_capacity(counts.len() + 1);
         first.push(0u64);
@@ -306,7 +344,7 @@ impl<'a> SearchEngine<'a> {
             for_each_window(query, self.options.seed.length, r, |pos2, w| {
                 let packed = self.options.seed.apply(w);
                 for &m in &self.variants {
-                    for &pos1 in self.index.list(packed ^ m) {
+                    for &pos1 in index.list(packed ^ m) {
                         out[o] = (pos1, pos2);
                         o += 1;
                     }

@@ -114,9 +114,9 @@ impl DeviceTable {
         let table = DeviceTable {
             ordinal: rt.ordinal(),
             target: stream.clone_htod(e.target.as_ref()).map_err(&up)?,
-            offsets: stream.clone_htod(&e.index.offsets).map_err(&up)?,
+            offsets: stream.clone_htod(&e.index().offsets).map_err(&up)?,
             // (never empty: a device pointer must be valid)
-            positions: stream.clone_htod(if e.index.positions.is_empty() { &[0][..] } else { &e.index.positions }).map_err(&up)?,
+            positions: stream.clone_htod(if e.index().positions.is_empty() { &[0][..] } else { &e.index().positions }).map_err(&up)?,
             matrix: stream.clone_htod(&matrix).map_err(&up)?,
             seed: stream.clone_htod(&seed_words).map_err(&up)?,
             pattern: stream.clone_htod(&o.seed.pattern).map_err(&up)?,

@@ -18,7 +18,7 @@ pub mod engine;
 pub mod gpu;
 pub mod twin;
 
-pub use engine::{SearchConfig, SearchEngine};
+pub use engine::{SearchConfig, SearchEngine, SeedIndex};
 pub use twin::search;
 pub use twin::seed::{Seed, SeedError};
 

@@ -9,7 +9,7 @@ use crate::oracle::{collision_pair, compare, random_options, random_pair, rev_co
 use crate::real::{for_each_genome_pair, genome_option_sets};
 use warpalign::search::twin::pos_table::PosTable;
 use warpalign::search::twin::scoring::ScoreMatrix;
-use warpalign::search::{Hsp, SearchConfig, SearchEngine, SearchOptions, Seed};
+use warpalign::search::{Hsp, SearchConfig, SearchEngine, SearchOptions, Seed, SeedIndex};
 use warpalign::Engine;
 
 /// Configurations that put chunk and block boundaries between most positions, and a default-sized one.
@@ -34,8 +34,7 @@ pub fn engine_run(
     config: SearchConfig,
     gpu: bool,
 ) -> Vec<Vec<Hsp>> {
-    let pt = PosTable::for_options(target, o);
-    let e = SearchEngine::new(engine, target, &pt, o, scoring, config);
+    let e = SearchEngine::new(engine, target, SeedIndex::for_options(target, o), o, scoring, config);
     strands
         .iter()
         .map(|q| match gpu {
@@ -83,6 +82,28 @@ fn random_pairs_engine_vs_twin() {
 fn hash_collisions_engine_vs_twin() {
     let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 4;
     family_vs_twin("collision pairs", n, env_u64("WARPALIGN_SEARCH_SEED", 23) + 11, collision_pair, &Engine::cpu(), false);
+}
+
+/// The index built straight from the target (the default, no `--maxwordcount`) against the one read off the
+/// twin's position table, on random pairs under random options and steps up to three seeds long.
+#[test]
+fn index_without_the_table_vs_the_tables() {
+    let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 4;
+    let seed = env_u64("WARPALIGN_SEARCH_SEED", 23) + 12;
+    let bad = failing_cases(n, |i| {
+        let mut rng = Rng::for_case(seed, i);
+        let (t, _) = if i % 2 == 0 { random_pair(&mut rng) } else { collision_pair(&mut rng) };
+        let (pattern, mut o) = random_options(&mut rng, t.len());
+        o.max_word_count = 0;
+        if rng.below(3) == 0 {
+            o.step = rng.range(1, 3 * o.seed.length as i64 + 2) as u32;
+        }
+        let want = SeedIndex::new(&PosTable::for_options(&t, &o));
+        let got = SeedIndex::for_options(&t, &o);
+        (got.offsets != want.offsets || got.positions != want.positions)
+            .then(|| format!("case {i} (seed {seed}; target {} bp, seed {pattern}, step {})", t.len(), o.step))
+    });
+    assert!(bad.is_empty(), "{} of {n} indexes differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
 }
 
 /// The genome pairs under their option sets, on `engine` (`gpu`: through `search_gpu`).

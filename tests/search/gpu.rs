@@ -8,9 +8,8 @@ use crate::common::{env_u64, Rng};
 use crate::engine::{engine_run, family_vs_twin, genomes_vs_twin};
 use crate::oracle::{collision_pair, random_pair, twin};
 use std::time::Instant;
-use warpalign::search::twin::pos_table::PosTable;
 use warpalign::search::twin::scoring::ScoreMatrix;
-use warpalign::search::{SearchConfig, SearchEngine, SearchOptions};
+use warpalign::search::{SearchConfig, SearchEngine, SearchOptions, SeedIndex};
 use warpalign::{Backend, BackendChoice, Engine};
 
 /// An engine with a GPU, or None after printing "skipped: no GPU".
@@ -76,9 +75,8 @@ fn gpu_time_per_strand() {
         println!("skipped: no genome pair");
         return;
     };
-    let pt = PosTable::for_options(&target, &o);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let e = SearchEngine::new(&engine, &target, &pt, &o, &scoring, SearchConfig::with_threads(threads));
+    let e = SearchEngine::new(&engine, &target, SeedIndex::for_options(&target, &o), &o, &scoring, SearchConfig::with_threads(threads));
     assert_eq!(e.backend(), Backend::Gpu);
     let _ = e.search_gpu(&strands[0]);
     let (mut t_gpu, mut t_cpu, mut hsps) = (0.0, 0.0, 0);

@@ -10,7 +10,7 @@ use std::io::Read;
 use std::time::Instant;
 use warpalign::search::twin::pos_table::PosTable;
 use warpalign::search::twin::scoring::ScoreMatrix;
-use warpalign::search::{self, Hsp, SearchConfig, SearchEngine, SearchOptions};
+use warpalign::search::{self, Hsp, SearchConfig, SearchEngine, SearchOptions, SeedIndex};
 use warpalign::{Backend, BackendChoice, Engine};
 
 /// The records of a FASTA file (gzip'ed or not), bytes as in the file.
@@ -76,14 +76,14 @@ fn main() {
     println!("twin: {:.2} ms per strand, {} HSPs", 1e3 * t_twin, want.iter().map(Vec::len).sum::<usize>());
     let cpu = Engine::cpu();
     for &n in &threads {
-        let e = SearchEngine::new(&cpu, &target, &pt, &o, &scoring, SearchConfig::with_threads(n));
+        let e = SearchEngine::new(&cpu, &target, SeedIndex::new(&pt), &o, &scoring, SearchConfig::with_threads(n));
         let (t, got) = timed(&strands, |s| e.search_cpu(s));
         assert!(got == want, "CPU backend, {n} threads: HSPs differ from the twin's");
         println!("CPU backend, {n} threads: {:.2} ms per strand ({:.2}x the twin)", 1e3 * t, t_twin / t);
     }
     let engine = Engine::new(BackendChoice::from_env().unwrap_or_else(|e| panic!("{e}")));
     let t0 = Instant::now();
-    let e = SearchEngine::new(&engine, &target, &pt, &o, &scoring, SearchConfig::with_threads(cpus));
+    let e = SearchEngine::new(&engine, &target, SeedIndex::for_options(&target, &o), &o, &scoring, SearchConfig::with_threads(cpus));
     if e.backend() == Backend::Gpu {
         let upload = t0.elapsed().as_secs_f64();
         let _ = e.search_gpu(&strands[0]);

@@ -763,10 +763,15 @@ static warpalign_ydrop_schedule* lzw_schedule (void)
 // lzw_ahead_start--
 //	Called by main once the options are parsed:  the schedule's workers start
 //	now and ready their scratch memory while LASTZ reads and seeds, rather
-//	than during the first anchor loop, whose first extensions are the largest.
+//	than during the first anchor loop, whose first extensions are the largest;
+//	and the GPU's hardware queues are limited before anything starts it.
 
 void lzw_ahead_start (void)
 	{
+	// the CUDA context keeps about 10 MB resident per hardware queue (8 by
+	// default);  the search and the y-drop batches use one stream at a time.
+	// Set before anything starts the GPU, unless the user chose.
+	setenv ("CUDA_DEVICE_MAX_CONNECTIONS", "1", 0);
 	lzw_schedule ();
 	}
 

@@ -77,26 +77,23 @@ static void lzw_search_report (void)
 	warpalign_search_report (lzwUpstreamStrands);
 	}
 
-// lzw_search_covers--
-//	Whether this strand's search is one warpalign's reproduces:
-//	process_for_simple_hit with x-drop extension and a fixed threshold, a
-//	strict seed of at most 28 bits, the ACGT alphabet, and nothing that reads
-//	or changes the search's state beside the reporter (no chores, self,
-//	band, search limit, inference, capsule, quantum, dynamic masking,
-//	entropy report or search debugging).
+// lzw_search_covers_params--
+//	Whether the run's parameters let warpalign's search reproduce upstream's:
+//	x-drop extension with a fixed threshold, a strict seed of at most 28 bits,
+//	the ACGT alphabet, and nothing that reads or changes the search's state
+//	beside the reporter (no entropy report, no self, band,
+//	search limit, inference, capsule, quantum, anchors file, dynamic masking or
+//	search debugging).
 
-static int lzw_search_covers (seq* target, seq* query, hitprocessor hitProc, hitprocsimple* info)
+static int lzw_search_covers_params (void);
+static int lzw_search_covers_params (void)
 	{
 	control*     p  = currParams;
-	hitprocinfo* hp = &info->hp;
 	seed*        hs = p->hitSeed;
 	const char*  c;
 
-	if (!warpalign_search_takes (target->len)) return false;
-
 	if ((p != &lzParams) || (p->inferScores) || (p->capsule != NULL)
-	 || (p->targetIsQuantum) || (query->fileType == seq_type_qdna)
-	 || (query->choresFile != NULL) || (p->anchorsFile != NULL)
+	 || (p->targetIsQuantum) || (p->anchorsFile != NULL)
 	 || (p->selfCompare) || (p->hspImmediate) || (p->searchLimit != 0)
 	 || (p->dynamicMasking != 0) || (p->wordCountKeep != 0))
 		return false;
@@ -106,15 +103,11 @@ static int lzw_search_covers (seq* target, seq* query, hitprocessor hitProc, hit
 	if ((seed_search_dbgDumpRawHits) || (seed_search_dbgShowRawHits)
 	 || (seed_search_dbgShowHits)    || (seed_search_dbgShowCoverage))
 		return false;
-
-	if ((hitProc != process_for_simple_hit) || (hp->posFilter)
-	 || (hp->gfExtend != gfexXDrop) || (hp->hspThreshold.t != 'S')
-	 || (hp->reportEntropy) || (hp->seq1 != target) || (hp->seq2 != query)
-	 || (hp->scoring == NULL) || (hp->xDrop < 0)
-	 || (hp->hspThreshold.s > INT32_MAX/3) || (hp->hspThreshold.s < -(INT32_MAX/3)))
+	if (p->upperCharToBits != (s8*) upper_nuc_to_bits)
 		return false;
-	if ((p->upperCharToBits != (s8*) upper_nuc_to_bits)
-	 || (hp->charToBits != (s8*) nuc_to_bits))
+	if ((p->gfExtend == gfexNoExtend) || (p->gfExtend == gfexExact)
+	 || ((p->gfExtend >= gfexMismatch_min) && (p->gfExtend <= gfexMismatch_max))
+	 || (p->hspThreshold.t != 'S') || (p->reportEntropy))
 		return false;
 
 	if ((hs == NULL) || (hs->next != NULL) || (hs->type != 'S')
@@ -125,7 +118,92 @@ static int lzw_search_covers (seq* target, seq* query, hitprocessor hitProc, hit
 	for (c=hs->pattern ; *c!=0 ; c++)
 		{ if ((*c != '1') && (*c != '0')) return false; }
 
+	return true;
+	}
+
+// lzw_search_covers--
+//	Whether this strand's search is one warpalign's reproduces:  the run's
+//	parameters (lzw_search_covers_params), process_for_simple_hit with x-drop
+//	extension and a fixed threshold, and no chores or entropy report.
+
+static int lzw_search_covers (seq* target, seq* query, hitprocessor hitProc, hitprocsimple* info)
+	{
+	hitprocinfo* hp = &info->hp;
+
+	if (!warpalign_search_takes (target->len)) return false;
+	if (!lzw_search_covers_params ()) return false;
+	if ((query->fileType == seq_type_qdna) || (query->choresFile != NULL))
+		return false;
+
+	if ((hitProc != process_for_simple_hit) || (hp->posFilter)
+	 || (hp->gfExtend != gfexXDrop) || (hp->hspThreshold.t != 'S')
+	 || (hp->reportEntropy) || (hp->seq1 != target) || (hp->seq2 != query)
+	 || (hp->scoring == NULL) || (hp->xDrop < 0)
+	 || (hp->hspThreshold.s > INT32_MAX/3) || (hp->hspThreshold.s < -(INT32_MAX/3)))
+		return false;
+	if (hp->charToBits != (s8*) nuc_to_bits)
+		return false;
+
 	return (target->len > 0) && (query->len > 0);
+	}
+
+// lzw_search_warm_up--
+//	Called by main before it builds the target's position table:  where the
+//	run's parameters let warpalign search this target, the GPU's start and
+//	warpalign's index of the target begin in the background (taken by the
+//	first strand's search if the target's bytes are still these).
+
+static void lzw_search_warm_up (seq* target)
+	{
+	if ((target == NULL) || (target->len == 0) || (!warpalign_search_takes (target->len))
+	 || (!lzw_search_covers_params ()))
+		return;
+	(void) warpalign_search_warm_up (currParams->hitSeed->pattern, currParams->step,
+	                                 currParams->wordCountLimit, currParams->maxWordCountChasm,
+	                                 target->v, target->len);
+	}
+
+// lzw_search_skips_table--
+//	Called by main where it would build the target's position table:  true
+//	where only the seed search reads that table and warpalign searches this
+//	target (lzw_search_warm_up), so main leaves it unbuilt.  A strand that
+//	warpalign's search does not cover gets it from lzw_search_table.
+
+static int lzwTableSkipped = false;
+
+static int lzw_search_skips_table (seq* target)
+	{
+	control* p = currParams;
+
+	if ((target == NULL) || (target->len == 0) || (!warpalign_search_takes (target->len))
+	 || (!lzw_search_covers_params ()) || (!p->doSeedSearch) || (p->writeCapsule)
+	 || (p->showPosTable != spt_dont) || (p->reportCensus))
+		return false;
+	lzwTableSkipped = true;
+	return true;
+	}
+
+// lzw_search_table--
+//	The position table for upstream's seed search:  main's, or where main
+//	skipped it (lzw_search_skips_table), the same table built now, once, as
+//	main would have built it.
+
+static postable* lzw_search_table (seq* target, postable* targPositions)
+	{
+	static postable* built = NULL;
+
+	if ((targPositions != NULL) || (!lzwTableSkipped)) return targPositions;
+	if (built == NULL)
+		{
+		built = build_seed_position_table
+		           (target, 0, target->len,
+		            currParams->upperCharToBits, currParams->hitSeed,
+		            currParams->step);
+		if (currParams->wordCountLimit > 0)
+			limit_position_table (built, currParams->wordCountLimit,
+			                      currParams->maxWordCountChasm);
+		}
+	return built;
 	}
 
 static int lzw_search_strand (seq* target, seq* query, hitprocessor hitProc, void* hitProcInfo)

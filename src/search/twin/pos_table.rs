@@ -39,48 +39,7 @@ impl PosTable {
         assert!(!target.is_empty(), "the target is empty");
         let end = target.len() as u32;
         let mut pt = PosTable { step, last: vec![0; 1usize << seed.weight], prev: vec![0; 1 + (end / step) as usize] };
-        let seed_len = seed.length;
-        if end < seed_len {
-            return pt;
-        }
-        // record_seed_positions; `skip` is false only at its `empty_skipped:` label (right after a
-        // recorded word, with a large step), true at `empty:` (the loop's start, or after a bad character)
-        let mut s = 0u32;
-        while s < end {
-            let mut skip = true;
-            'word: loop {
-                if skip && step > seed_len {
-                    // for large steps, go to the next start whose window ends on a step boundary
-                    s = s + (step - 1) - ((s + seed_len - 1) % step);
-                }
-                skip = true;
-                let mut w = 0u64;
-                let mut nts = 1;
-                while nts < seed_len && s < end {
-                    let c = target[s as usize];
-                    s += 1;
-                    let Some(ww) = upper_nuc_to_bits(c) else { continue 'word };
-                    w = (w << 2) | ww;
-                    nts += 1;
-                }
-                while s < end {
-                    let c = target[s as usize];
-                    s += 1;
-                    let Some(ww) = upper_nuc_to_bits(c) else { continue 'word };
-                    w = (w << 2) | ww;
-                    if !s.is_multiple_of(step) {
-                        continue;
-                    }
-                    pt.add_word(seed.apply(w), s);
-                    if step > seed_len {
-                        s += step - seed_len;
-                        skip = false;
-                        continue 'word;
-                    }
-                }
-                break;
-            }
-        }
+        record_positions(target, seed, step, |word, pos| pt.add_word(word, pos));
         pt
     }
 
@@ -175,6 +134,55 @@ impl PosTable {
         let old_last = self.last[word as usize];
         self.prev[index as usize] = if old_last == 0 { NO_PREVIOUS } else { old_last };
         self.last[word as usize] = index;
+    }
+}
+
+/// `record_seed_positions` over the whole target: `f(word, pos)` for each window LASTZ records, in the order
+/// it records them (positions increasing), `word` with the seed applied and `pos` the window's end.
+pub fn record_positions(target: &[u8], seed: &Seed, step: u32, mut f: impl FnMut(u32, u32)) {
+    assert!(step >= 1, "step can't be 0");
+    let end = target.len() as u32;
+    let seed_len = seed.length;
+    if end < seed_len {
+        return;
+    }
+    // `skip` is false only at its `empty_skipped:` label (right after a recorded word, with a large step),
+    // true at `empty:` (the loop's start, or after a bad character)
+    let mut s = 0u32;
+    while s < end {
+        let mut skip = true;
+        'word: loop {
+            if skip && step > seed_len {
+                // for large steps, go to the next start whose window ends on a step boundary
+                s = s + (step - 1) - ((s + seed_len - 1) % step);
+            }
+            skip = true;
+            let mut w = 0u64;
+            let mut nts = 1;
+            while nts < seed_len && s < end {
+                let c = target[s as usize];
+                s += 1;
+                let Some(ww) = upper_nuc_to_bits(c) else { continue 'word };
+                w = (w << 2) | ww;
+                nts += 1;
+            }
+            while s < end {
+                let c = target[s as usize];
+                s += 1;
+                let Some(ww) = upper_nuc_to_bits(c) else { continue 'word };
+                w = (w << 2) | ww;
+                if !s.is_multiple_of(step) {
+                    continue;
+                }
+                f(seed.apply(w), s);
+                if step > seed_len {
+                    s += step - seed_len;
+                    skip = false;
+                    continue 'word;
+                }
+            }
+            break;
+        }
     }
 }
 
