@@ -57,8 +57,11 @@ enum Slot {
     },
     /// (the envelope shared, so that [`Ahead::still_holds`] replays it without the lock)
     Done(YdropResult, Arc<Envelope>),
-    /// The job panicked (a bug) or ran out of memory.
+    /// The job panicked (a bug).
     Failed(Error),
+    /// The job needed more memory than a worker may take (its traceback past the workers' share, or an
+    /// allocation that failed): [`Ahead::take`] says it was not started, and the caller runs it.
+    GivenUp,
 }
 
 #[derive(Default)]
@@ -69,6 +72,8 @@ struct State {
     next: Ticket,
     running: usize,
     shutdown: bool,
+    /// Jobs given up ([`Slot::GivenUp`]).
+    given_up: u64,
 }
 
 /// How many of a pool's workers may run: the cores the process may use, less the caller's thread and the
@@ -230,6 +235,7 @@ impl Ahead {
                     st.queue.remove(&(p, t));
                     return Ok(Taken::NotStarted);
                 }
+                Some(Slot::GivenUp) => return Ok(Taken::NotStarted),
                 Some(Slot::Done(r, e)) => {
                     return Ok(Taken::Done(r, Arc::try_unwrap(e).unwrap_or_else(|e| (*e).clone())));
                 }
@@ -244,7 +250,7 @@ impl Ahead {
 
     /// Whether the job has ended, so that `take` would not wait (false: queued, running, taken or unknown).
     pub fn finished(&self, t: Ticket) -> bool {
-        matches!(self.shared.lock().slots.get(&t), Some(Slot::Done(..) | Slot::Failed(_)))
+        matches!(self.shared.lock().slots.get(&t), Some(Slot::Done(..) | Slot::Failed(_) | Slot::GivenUp))
     }
 
     /// For a job that has ended: whether its result still holds for `job` (the same call with the earlier
@@ -261,7 +267,7 @@ impl Ahead {
                     }
                     Arc::clone(e)
                 }
-                Some(Slot::Failed(_)) => return Some(false),
+                Some(Slot::Failed(_) | Slot::GivenUp) => return Some(false),
                 _ => return None,
             }
         };
@@ -291,7 +297,7 @@ impl Ahead {
                 st.slots.insert(t, Slot::Running { cancelled: true });
             }
             Some(Slot::Done(mut r, _)) => r.release(),
-            Some(Slot::Failed(_)) | None => {}
+            Some(Slot::Failed(_) | Slot::GivenUp) | None => {}
         }
     }
 
@@ -304,6 +310,12 @@ impl Ahead {
         st.queue.remove(&(p, t));
         st.slots.remove(&t);
         true
+    }
+
+    /// Jobs a worker gave up (past the workers' traceback memory, [`twin::TB_FLIGHT_MAX`]): their calls ran
+    /// on the caller's thread.
+    pub fn given_up(&self) -> u64 {
+        self.shared.lock().given_up
     }
 
     /// Cancels every job and waits until no worker runs one: afterwards no job reads the caller's memory.
@@ -371,10 +383,14 @@ fn work(shared: &Shared, k: usize) {
         drop(st);
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut r = YdropResult::EMPTY;
-            twin::shadow::run_recorded(&job, &mut r, &mut scratch).map_err(|e| e.in_batch("y-drop job computed ahead"))?;
+            // past the workers' share of traceback memory (twin::TB_FLIGHT_MAX), or out of memory: the loop
+            // runs the call itself
+            if twin::shadow::run_recorded(&job, &mut r, &mut scratch).is_err() {
+                return Ok(None);
+            }
             let mut e = scratch.keep(twin::SCRATCH_KEPT_MAX);
             e.ran_under = bounds;
-            Ok((r, e))
+            Ok(Some((r, e)))
         }));
         st = shared.lock();
         finish(&mut st, t, outcome.unwrap_or_else(|p| Err(panicked(p))));
@@ -387,20 +403,25 @@ fn panicked(p: Box<dyn std::any::Any + Send>) -> Error {
     Error::Internal(format!("y-drop job computed ahead: {}", m.unwrap_or_else(|| "panic".into())))
 }
 
-/// Stores the outcome of running job `t` (freed if the job was cancelled meanwhile).
-fn finish(st: &mut State, t: Ticket, outcome: Result<(YdropResult, Envelope)>) {
+/// Stores the outcome of running job `t` (None: given up, see [`Slot::GivenUp`]; freed if the job was
+/// cancelled meanwhile).
+fn finish(st: &mut State, t: Ticket, outcome: Result<Option<(YdropResult, Envelope)>>) {
     st.running -= 1;
     let cancelled = matches!(st.slots.get(&t), Some(Slot::Running { cancelled: true }) | None);
     match (cancelled, outcome) {
-        (true, Ok((mut r, _))) => {
+        (true, Ok(Some((mut r, _)))) => {
             r.release();
             st.slots.remove(&t);
         }
-        (true, Err(_)) => {
+        (true, Ok(None) | Err(_)) => {
             st.slots.remove(&t);
         }
-        (false, Ok((r, e))) => {
+        (false, Ok(Some((r, e)))) => {
             st.slots.insert(t, Slot::Done(r, Arc::new(e)));
+        }
+        (false, Ok(None)) => {
+            st.given_up += 1;
+            st.slots.insert(t, Slot::GivenUp);
         }
         (false, Err(e)) => {
             st.slots.insert(t, Slot::Failed(e));
@@ -464,14 +485,13 @@ fn gpu_batches(shared: &Shared, threads: usize, rt: &GpuRuntime) {
                 .map(|j| {
                     std::panic::catch_unwind(|| {
                         let (mut r, mut e) = (YdropResult::EMPTY, Envelope::default());
-                        twin::shadow::run_recorded(j, &mut r, &mut e).map_err(|e| e.in_batch("y-drop job computed ahead"))?;
-                        Ok((r, e))
+                        Ok(twin::shadow::run_recorded(j, &mut r, &mut e).is_ok().then_some((r, e)))
                     })
                     .unwrap_or_else(|p| Err(panicked(p)))
                 })
                 .collect()
         } else {
-            results.into_iter().zip(envs).map(Ok).collect()
+            results.into_iter().zip(envs).map(|x| Ok(Some(x))).collect()
         };
         st = shared.lock();
         for ((t, _), outcome) in batch.iter().zip(outcomes) {

@@ -989,8 +989,9 @@ impl Schedule {
              a worker started them\n\
              warpalign: {:.3} s in gapped extension's anchor loops, {:.3} s of it waiting for extensions computed \
              ahead; {:.3} Gcells swept\n\
-             warpalign: calls the loop ran itself: {} none queued ({:.3} s), {} not started ({:.3} s), {} rejected \
-             ({:.3} s); {} by LASTZ's own code ({:.3} s)\n\
+             warpalign: calls the loop ran itself: {} none queued ({:.3} s), {} not started ({:.3} s; {} of them \
+             given up by a worker, past the workers' traceback memory), {} rejected ({:.3} s); {} by LASTZ's own \
+             code ({:.3} s)\n\
              warpalign: the loop's bookkeeping: {:.3} s queueing anchors ahead (and {:.3} s while waiting for a \
              result), {:.3} s checking results computed ahead against their calls ({} taken without a replay: no \
              alignment inserted since they were queued meets their rows)\n",
@@ -1016,6 +1017,7 @@ impl Schedule {
             s.spot_secs[0],
             s.spot_calls[1],
             s.spot_secs[1],
+            self.pool.as_ref().map_or(0, Ahead::given_up),
             s.spot_calls[2],
             s.spot_secs[2],
             s.spot_calls[3],

@@ -253,6 +253,55 @@ fn ahead_pool_drops_only_jobs_not_started() {
     assert!(dropped > 0, "the worker ran all 200 jobs before the first drop");
 }
 
+/// A job whose traceback passes the workers' share in flight (`twin::TB_FLIGHT_MAX`) is given up by its
+/// worker: `take` says it was not started (the loop then runs it itself, as it does any job no worker
+/// started) and the pool counts it; the jobs beside it come back done.
+#[test]
+fn ahead_pool_gives_up_a_job_past_the_traceback_in_flight() {
+    // a sequence against itself, about 400 columns a row for 400,000 rows: 160M traceback bytes
+    let mut x = 11u64;
+    let seq: Vec<u8> = (0..400_001)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            b"ACGT"[(x % 4) as usize]
+        })
+        .collect();
+    let sub: Vec<i32> = (0..256 * 256).map(|i| if i >> 8 == i & 255 { 91 } else { -114 }).collect();
+    let large = YdropJob {
+        a: seq.as_ptr(),
+        m: 400_000,
+        b: seq.as_ptr(),
+        n: 400_000,
+        sub: sub.as_ptr(),
+        gap_open: 400,
+        gap_extend: 30,
+        y_drop: 10_000,
+        trim_to_peak: 1,
+        reversed: 0,
+        tb_size: 1 << 30,
+        bounds: std::ptr::null(),
+    };
+    let small = YdropJob { m: 2_000, n: 2_000, ..large };
+    let ahead = Ahead::with_gpu(2, false).unwrap();
+    let tickets: Vec<_> = [small, large, small].iter().map(|j| ahead.submit(j, 0).unwrap()).collect();
+    for (i, &t) in tickets.iter().enumerate() {
+        while !ahead.finished(t) {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        match (i, ahead.take(t).unwrap()) {
+            (1, Taken::NotStarted) => {}
+            (0 | 2, Taken::Done(mut r, _)) => {
+                assert_eq!((r.end1, r.end2), (2_000, 2_000));
+                r.release();
+            }
+            (_, _) => panic!("job {i}: not as expected"),
+        }
+    }
+    assert_eq!(ahead.given_up(), 1);
+}
+
 /// With the GPU thread (where a GPU is; elsewhere it stops at once and the workers run everything): a job
 /// queued with the earlier alignments known then comes back run under them (a CPU worker) or under none (the
 /// GPU), with that run's result and envelope; either way, when `unaffected` accepts it for the job's real

@@ -128,6 +128,44 @@ thread_local! {
 /// keep what their calls touched, as LASTZ keeps its own traceback, until [`release_traceback`].
 pub const TB_KEPT_MAX: usize = 16 << 20;
 
+/// Traceback bytes the budgeted threads' calls may touch at once. A call's traceback holds a byte a cell up
+/// to LASTZ's limit (80 MiB by default), and 15 workers each on a long extension held 900 MB where LASTZ
+/// needs 170 (a 1.3 Mb piece against a 10% diverged copy of its genome). A worker's call asks for its bytes
+/// as its rows start ([`grant_traceback`]); one that would pass this fails as out of memory, and the pool
+/// leaves it to the anchor loop, which runs it on LASTZ's thread, under LASTZ's limit only.
+pub const TB_FLIGHT_MAX: usize = 128 << 20;
+
+/// Bytes a grant grows by at least (fewer trips to the shared counter).
+const TB_FLIGHT_STEP: usize = 4 << 20;
+
+static TB_FLIGHT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Traceback bytes granted to the calls budgeted threads run now (at most [`TB_FLIGHT_MAX`]).
+pub fn traceback_in_flight() -> usize {
+    TB_FLIGHT.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Grows a call's grant (`granted` bytes) to at least `want` bytes within [`TB_FLIGHT_MAX`], or fails.
+pub(crate) fn grant_traceback(granted: &mut usize, want: usize) -> Result<(), OutOfMemory> {
+    use std::sync::atomic::Ordering::Relaxed;
+    if want <= *granted {
+        return Ok(());
+    }
+    let more = (want - *granted).max(TB_FLIGHT_STEP);
+    TB_FLIGHT
+        .fetch_update(Relaxed, Relaxed, |f| f.checked_add(more).filter(|&n| n <= TB_FLIGHT_MAX))
+        .map_err(|_| OutOfMemory { bytes: want })?;
+    *granted += more;
+    Ok(())
+}
+
+/// Gives back a call's grant.
+fn return_grant(flight: &mut Option<usize>) {
+    if let Some(granted) = flight {
+        TB_FLIGHT.fetch_sub(std::mem::take(granted), std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 /// Bytes each of a thread's other buffers keeps between calls: its rows, the substitution profiles, the
 /// traceback's row starts, a result's envelope. Each holds a few bytes a row or a column, so a call that
 /// needs more grows it again (by doubling) for little against its cells.
@@ -149,7 +187,10 @@ pub fn traceback_kept() -> usize {
 
 /// Makes this thread's traceback count against [`TB_KEPT_MAX`] (a pool's worker calls it before its first job).
 pub fn share_traceback_budget() {
-    SCRATCH.with_borrow_mut(|t| t.budgeted = true);
+    SCRATCH.with_borrow_mut(|t| {
+        t.budgeted = true;
+        t.sweep.flight = Some(0);
+    });
 }
 
 /// Gives back every traceback page this thread keeps (LASTZ's thread, when an anchor loop ends: the HSP search
@@ -270,11 +311,12 @@ fn one_sided_with<K: Constraints>(job: &YdropJob, out: &mut YdropResult, constra
     };
     SCRATCH.with_borrow_mut(|t| {
         let ran = fill_and_trace(a, b, &params, constraints, sweep, t, out);
+        return_grant(&mut t.sweep.flight);
         if ran.is_err() {
             // what the failed job grew goes back: the thread keeps no scratch it could not use
-            let budgeted = t.budgeted;
+            let (budgeted, flight) = (t.budgeted, t.sweep.flight);
             *t = ThreadScratch::default();
-            t.budgeted = budgeted;
+            (t.budgeted, t.sweep.flight) = (budgeted, flight);
         }
         keep_traceback(t);
         t.sweep.trim(SCRATCH_KEPT_MAX);
@@ -341,8 +383,12 @@ mod tests {
         v.iter().filter(|&&b| b & 1 != 0).count()
     }
 
+    /// The tests whose budgeted threads take large grants of the process's traceback in flight, one at a time.
+    static LARGE_GRANTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     #[test]
     fn threads_keep_at_most_the_traceback_budget() {
+        let _one_at_a_time = LARGE_GRANTS.lock().unwrap_or_else(|e| e.into_inner());
         // a sequence against itself with a y-drop that keeps about 600 columns a row: about 36M traceback
         // bytes, more than the budget
         let mut x = 1u64;
@@ -369,10 +415,11 @@ mod tests {
             tb_size: 80 << 20,
             bounds: std::ptr::null(),
         };
-        // (the threads end together: an ending thread's pages no longer count)
-        let all_ran = std::sync::Barrier::new(4);
+        // (the threads end together: an ending thread's pages no longer count; three fit the workers' share
+        // of traceback memory in flight)
+        let all_ran = std::sync::Barrier::new(3);
         let kept: Vec<usize> = std::thread::scope(|s| {
-            let runs: Vec<_> = (0..4)
+            let runs: Vec<_> = (0..3)
                 .map(|_| {
                     s.spawn(|| {
                         share_traceback_budget();
@@ -394,5 +441,54 @@ mod tests {
         });
         assert!(kept.iter().sum::<usize>() <= TB_KEPT_MAX, "{kept:?}");
         assert!(traceback_kept() <= TB_KEPT_MAX);
+    }
+
+    /// A pool worker's call that needs more traceback than the workers' share in flight fails as out of memory
+    /// (its pool leaves it to the loop) and gives its grant back; the same call on another thread runs to
+    /// LASTZ's own limit.
+    #[test]
+    fn a_worker_gives_up_past_the_traceback_in_flight() {
+        let _one_at_a_time = LARGE_GRANTS.lock().unwrap_or_else(|e| e.into_inner());
+        // about 400 columns a row: 400,000 rows take about 160M traceback bytes
+        let mut x = 7u64;
+        let seq: Vec<u8> = (0..400_001)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                b"ACGT"[(x % 4) as usize]
+            })
+            .collect();
+        let sub: Vec<i32> = (0..256 * 256).map(|i| if i >> 8 == i & 255 { 91 } else { -114 }).collect();
+        let job = YdropJob {
+            a: seq.as_ptr(),
+            m: 400_000,
+            b: seq.as_ptr(),
+            n: 400_000,
+            sub: sub.as_ptr(),
+            gap_open: 400,
+            gap_extend: 30,
+            y_drop: 10_000,
+            trim_to_peak: 1,
+            reversed: 0,
+            tb_size: 1 << 30,
+            bounds: std::ptr::null(),
+        };
+        let failed = std::thread::scope(|s| {
+            s.spawn(|| {
+                share_traceback_budget();
+                let mut r = YdropResult::EMPTY;
+                let ran = one_sided(&job, &mut r);
+                let grant = SCRATCH.with_borrow(|t| t.sweep.flight);
+                (ran.is_err(), grant)
+            })
+            .join()
+            .unwrap()
+        });
+        assert_eq!(failed, (true, Some(0)), "given up, its grant returned");
+        let mut r = YdropResult::EMPTY;
+        one_sided(&job, &mut r).expect("no share on this thread");
+        assert_eq!((r.end1, r.end2), (400_000, 400_000));
+        r.release();
     }
 }

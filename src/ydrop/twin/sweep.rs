@@ -62,6 +62,9 @@ pub(crate) struct Scratch {
     pub tb: Vec<u8>,
     /// `tb_row[r] + col` is the link of (r, col) (LASTZ's `tbRow`, u32 arithmetic).
     pub tb_row: Vec<u32>,
+    /// A pool worker's grant of traceback bytes for the call it runs ([`super::TB_FLIGHT_MAX`]); None for
+    /// other threads, whose calls run to LASTZ's own limit.
+    pub flight: Option<usize>,
 }
 
 /// How the start of a row went, in LASTZ's order: the bounds' rows first, then the traceback memory.
@@ -116,6 +119,9 @@ impl Scratch {
         let tb_needed = (*ry - *ly).wrapping_add(y_drop_tail as u32) as i32;
         if self.tb.len() as i64 + tb_needed as i64 >= p.tb_len as i64 {
             return Ok(RowStart::Truncated);
+        }
+        if let Some(granted) = &mut self.flight {
+            super::grant_traceback(granted, self.tb.len() + tb_needed.max(0) as usize)?;
         }
         // (LASTZ allocates its traceback whole: here the most this row may take is asked for before it runs)
         try_reserve(&mut self.tb, tb_needed.max(0) as usize)?;
