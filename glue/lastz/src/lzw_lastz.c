@@ -79,7 +79,8 @@ static void lzw_search_report (void)
 
 // lzw_search_covers_params--
 //	Whether the run's parameters let warpalign's search reproduce upstream's:
-//	x-drop extension with a fixed threshold, a strict seed of at most 28 bits,
+//	the simple hit processor with x-drop extension and a fixed threshold
+//	(no twins, no recovered hits), a strict seed of at most 28 bits,
 //	the ACGT alphabet, and nothing that reads or changes the search's state
 //	beside the reporter (no entropy report, no self, band,
 //	search limit, inference, capsule, quantum, anchors file, dynamic masking or
@@ -104,6 +105,9 @@ static int lzw_search_covers_params (void)
 	 || (seed_search_dbgShowHits)    || (seed_search_dbgShowCoverage))
 		return false;
 	if (p->upperCharToBits != (s8*) upper_nuc_to_bits)
+		return false;
+	// (the hit processor set_up_hit_processor will choose:  process_for_simple_hit)
+	if ((p->twinMinSpan > 0) || (p->basicHitType == hitRecover))
 		return false;
 	if ((p->gfExtend == gfexNoExtend) || (p->gfExtend == gfexExact)
 	 || ((p->gfExtend >= gfexMismatch_min) && (p->gfExtend <= gfexMismatch_max))
