@@ -9,6 +9,8 @@
 //    checks against a call's real earlier alignments (src/ydrop/twin/shadow.rs);
 //    pass 1 also writes the traceback bytes below a per-job cap, and when the rows up to the end fit it (most
 //    jobs), traces back at once;
+//    a job past row_cap rows ends with ST_LONG: its rows are sequential, so it would hold the launch, and the
+//    host's caller runs it on the CPU;
 //  - pass 2 (trace = 1), for the others: rows 1..end1 again (a row depends only on the rows above), writing
 //    the traceback bytes in the twin's layout, then thread 0 traces back and writes the edit script.
 //
@@ -63,7 +65,8 @@ typedef long long i64;
 struct YdropParams {
 	int m, n, a_len, b_len, mat, gap_open, gap_extend, y_drop, trim, tb_len, y_drop_tail, ring,
 	    env, // (1: pass 1 writes the rows' envelope)
-	    tb_cap; // (traceback bytes pass 1 may write: a job whose path fits needs no pass 2)
+	    tb_cap, // (traceback bytes pass 1 may write: a job whose path fits needs no pass 2)
+	    row_cap; // (rows pass 1 may enter: a longer job ends with ST_LONG, for the CPU)
 };
 
 // per-job offsets (uint64): bytes into seqs, cells into ring, bytes into tb, entries into tb_row and ops
@@ -88,6 +91,7 @@ struct YdropOut {
 #define ST_DONE 0
 #define ST_BAIL 1
 #define ST_SHORT 2 // (read past an uploaded prefix: longer ones may finish it)
+#define ST_LONG 3 // (past row_cap rows: a job's rows are sequential, so a long one holds its batch; the CPU runs it)
 
 
 __device__ __forceinline__ int incl_max(int v, int lane)
@@ -169,7 +173,7 @@ __device__ __forceinline__ void block_sync()
 // The sweep of one job by a block of NW warps, thread t holding K columns from col0 + t*K of each chunk of a
 // row (every thread holds the same row state). With TRACE, rows 1..last_row only, writing traceback bytes and
 // row offsets; without, every row, writing the row offsets and the traceback bytes below tb_cap (none when
-// it is 0). Returns ST_DONE, ST_SHORT or ST_BAIL (every thread alike); the outcome goes to res (thread 0).
+// it is 0). Returns ST_DONE, ST_SHORT, ST_LONG or ST_BAIL (every thread alike); the outcome goes to res (thread 0).
 template <bool TRACE, int K, int NW>
 __device__ int sweep(const YdropParams &P, const unsigned long long *__restrict__ O, const int *__restrict__ mats,
                      const u8 *__restrict__ seqs, int2 *ring, u8 *tb, unsigned *tb_row, uint4 *env, YdropOut *res,
@@ -228,6 +232,7 @@ __device__ int sweep(const YdropParams &P, const unsigned long long *__restrict_
 			rows_entered = row;
 			break;
 		}
+		if (!TRACE && row > P.row_cap) return ST_LONG;
 		if (row > a_len) return ST_SHORT;
 		const unsigned row_base = used - (unsigned)ly;
 		if (wtb && tid == 0) tb_row[row] = row_base;
@@ -492,3 +497,22 @@ __device__ void run_job(const unsigned long long *__restrict__ offs, const Ydrop
 		run_job<NW, K>(offs, par, mats, seqs, ring, tb, tb_row, ops, env, res, order, n_order, trace);          \
 	}
 YDROP_ENTRY(ydrop_one_sided, 4, 4)
+
+// Pass 1's envelopes and edit scripts gathered into one buffer each, so that the host downloads two buffers
+// instead of two per job: job k's cnt[2k] envelope rows go to genv at gat[2k], its cnt[2k + 1] ops to gops
+// at gat[2k + 1]. One block per job of the launch.
+extern "C" __global__ void __launch_bounds__(128)
+    ydrop_gather(const unsigned long long *__restrict__ offs, const unsigned long long *__restrict__ gat,
+                 const int *__restrict__ cnt, const uint4 *__restrict__ env, const unsigned *__restrict__ ops,
+                 uint4 *genv, unsigned *gops, int n)
+{
+	const int k = blockIdx.x;
+	if (k >= n) return;
+	const unsigned long long *O = offs + (i64)k * NO;
+	const uint4 *e = env + O[O_ENV];
+	uint4 *ge = genv + gat[2 * k];
+	for (int i = threadIdx.x; i < cnt[2 * k]; i += blockDim.x) ge[i] = e[i];
+	const unsigned *o = ops + O[O_OPS];
+	unsigned *go = gops + gat[2 * k + 1];
+	for (int i = threadIdx.x; i < cnt[2 * k + 1]; i += blockDim.x) go[i] = o[i];
+}

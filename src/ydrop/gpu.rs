@@ -27,7 +27,7 @@ use std::sync::Arc;
 const MODULE_NAME: &str = "ydrop_one_sided";
 crate::kernel_struct! {
     /// One job's parameters, as the kernel reads them (`YdropParams` in kernels/ydrop_one_sided.cu).
-    struct Params { m, n, a_len, b_len, mat, gap_open, gap_extend, y_drop, trim, tb_len, y_drop_tail, ring, env, tb_cap }
+    struct Params { m, n, a_len, b_len, mat, gap_open, gap_extend, y_drop, trim, tb_len, y_drop_tail, ring, env, tb_cap, row_cap }
 }
 crate::kernel_struct! {
     /// One job's results, as the kernel writes them (`YdropOut` in kernels/ydrop_one_sided.cu).
@@ -50,6 +50,8 @@ const ST_DONE: i32 = 0;
 const ST_BAIL: i32 = 1;
 /// The job read past an uploaded prefix (longer ones may finish it).
 const ST_SHORT: i32 = 2;
+/// The job went past its row cap ([`one_sided_batch_gpu_capped`]).
+const ST_LONG: i32 = 3;
 /// Warps per job: a block each (the kernel's launch bounds).
 const WARPS_PER_JOB: u32 = 4;
 /// Bases of each sequence uploaded per job at first: the real calls read a few thousand (measured up to 67k),
@@ -121,6 +123,8 @@ struct Prep {
     record: bool,
     /// Traceback bytes pass 1 may write.
     tb_cap: u32,
+    /// Rows pass 1 may enter.
+    row_cap: u32,
 }
 
 impl Prep {
@@ -145,7 +149,7 @@ type Done = (usize, YdropResult, Envelope);
 /// Runs `jobs` on the GPU and the jobs it does not take on the twin; `results[i]` is overwritten (not freed
 /// first) with job i's result. Bit-exact with `twin::one_sided` on every field.
 pub fn one_sided_batch_gpu(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [YdropResult]) -> Result<(), String> {
-    batch(rt, jobs, results, None)
+    batch(rt, jobs, results, None, None).map(drop)
 }
 
 /// As [`one_sided_batch_gpu`], and `envs[i]` gets job i's envelope: what `twin::shadow::run_recorded` records
@@ -156,10 +160,30 @@ pub fn one_sided_batch_gpu_recorded(
     results: &mut [YdropResult],
     envs: &mut [Envelope],
 ) -> Result<(), String> {
-    batch(rt, jobs, results, Some(envs))
+    batch(rt, jobs, results, Some(envs), None).map(drop)
 }
 
-fn batch(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [YdropResult], envs: Option<&mut [Envelope]>) -> Result<(), String> {
+/// As [`one_sided_batch_gpu_recorded`], except for the jobs whose sweep goes past `row_cap` rows on the GPU:
+/// their indices are returned and their results and envelopes left as they were. A job's rows run one after
+/// the other, so one long job would hold the whole batch while the GPU idles: the caller runs those on the
+/// CPU, which sweeps a single job several times faster.
+pub fn one_sided_batch_gpu_capped(
+    rt: &GpuRuntime,
+    jobs: &[YdropJob],
+    results: &mut [YdropResult],
+    envs: &mut [Envelope],
+    row_cap: u32,
+) -> Result<Vec<usize>, String> {
+    batch(rt, jobs, results, Some(envs), Some(row_cap))
+}
+
+fn batch(
+    rt: &GpuRuntime,
+    jobs: &[YdropJob],
+    results: &mut [YdropResult],
+    envs: Option<&mut [Envelope]>,
+    row_cap: Option<u32>,
+) -> Result<Vec<usize>, String> {
     if jobs.len() != results.len() || envs.as_ref().is_some_and(|e| e.len() != jobs.len()) {
         return Err(format!("{} jobs but {} results", jobs.len(), results.len()));
     }
@@ -167,6 +191,8 @@ fn batch(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [YdropResult], envs: 
     let budget = rt.memory_budget(&crate::env::YDROP_GPU_MEM_MB)?;
     let module = rt.module(MODULE_NAME)?;
     let func = module.load_function("ydrop_one_sided").map_err(|e| format!("loading ydrop_one_sided: {e:?}"))?;
+    let gather = module.load_function("ydrop_gather").map_err(|e| format!("loading ydrop_gather: {e:?}"))?;
+    let funcs = (&func, &gather);
 
     let mut matrices: Vec<*const i32> = Vec::new();
     let mut fits: HashMap<*const i32, Option<usize>> = HashMap::new();
@@ -184,7 +210,11 @@ fn batch(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [YdropResult], envs: 
             mat.is_some()
         });
         match (plan, mat) {
-            (Some(plan), Some(mat)) => preps.push(Prep { idx: i, plan, mat, record, tb_cap: 0 }),
+            // (rows up to the cap read no more of a)
+            (Some(plan), Some(mat)) => {
+                let plan = Plan { a_len: plan.a_len.min(row_cap.unwrap_or(u32::MAX)), ..plan };
+                preps.push(Prep { idx: i, plan, mat, record, tb_cap: 0, row_cap: row_cap.unwrap_or(i32::MAX as u32).min(i32::MAX as u32) })
+            }
             _ => cpu_idx.push(i),
         }
     }
@@ -204,7 +234,7 @@ fn batch(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [YdropResult], envs: 
         let mut run = |preps: &[Prep], bailed: &mut Vec<(usize, i32)>| -> Result<(), String> {
             for r in crate::gpu::launches(preps.len(), LAUNCH_JOBS, [budget / 2], |k| [preps[k].dev_bytes()]) {
                 let t = if profile { Some(&mut times) } else { None };
-                run_launch(&st, &func, jobs, &preps[r], &matrices, budget, &mut done, bailed, t, &fault)?;
+                run_launch(&st, funcs, jobs, &preps[r], &matrices, budget, &mut done, bailed, t, &fault)?;
             }
             Ok(())
         };
@@ -224,7 +254,8 @@ fn batch(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [YdropResult], envs: 
         if outcome.is_ok() && !grown.is_empty() {
             outcome = run(&grown, &mut bailed);
         }
-        let bailed: Vec<usize> = bailed.iter().map(|&(i, _)| i).collect();
+        let long: Vec<usize> = bailed.iter().filter(|b| b.1 == ST_LONG).map(|b| b.0).collect();
+        let bailed: Vec<usize> = bailed.iter().filter(|b| b.1 != ST_LONG).map(|b| b.0).collect();
         let t_gpu = t0.elapsed();
         match outcome.and_then(|()| run_twin(jobs, &bailed, record)) {
             Ok(more) => done.extend(more),
@@ -235,16 +266,16 @@ fn batch(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [YdropResult], envs: 
         }
         if profile {
             eprintln!(
-                "warpalign ydrop gpu: {} jobs: {} on the GPU ({} again with longer prefixes, {} gave up: twin after it), {} on the twin beside it; packing {:.1} ms, upload {:.1} ms ({:.1} MB of sequence), pass 1 {:.1} ms, pass 2 {:.1} ms, GPU path {:.1} ms, then the twin {:.1} ms",
-                jobs.len(), preps.len(), grown.len(), bailed.len(), cpu_idx.len(), times.pack * 1e3, times.upload * 1e3, times.bytes as f64 / 1e6, times.pass1 * 1e3, times.pass2 * 1e3,
+                "warpalign ydrop gpu: {} jobs: {} on the GPU ({} again with longer prefixes, {} past the row cap: left to the caller, {} gave up: twin after it), {} on the twin beside it; packing {:.1} ms, upload {:.1} ms ({:.1} MB of sequence), pass 1 {:.1} ms, pass 2 {:.1} ms, GPU path {:.1} ms, then the twin {:.1} ms",
+                jobs.len(), preps.len(), grown.len(), long.len(), bailed.len(), cpu_idx.len(), times.pack * 1e3, times.upload * 1e3, times.bytes as f64 / 1e6, times.pass1 * 1e3, times.pass2 * 1e3,
                 t_gpu.as_secs_f64() * 1e3, (t0.elapsed() - t_gpu).as_secs_f64() * 1e3
             );
         }
-        (cpu.join().expect("twin thread panicked"), Ok(done))
+        (cpu.join().expect("twin thread panicked"), Ok((done, long)))
     });
-    let (cpu_res, gpu_res) = match (cpu_res, gpu_res) {
+    let (cpu_res, (gpu_res, long)) = match (cpu_res, gpu_res) {
         (Ok(c), Ok(g)) => (c, g),
-        (Ok(mut done), Err(e)) | (Err(e), Ok(mut done)) => {
+        (Ok(mut done), Err(e)) | (Err(e), Ok((mut done, _))) => {
             release(&mut done);
             return Err(e);
         }
@@ -257,7 +288,7 @@ fn batch(rt: &GpuRuntime, jobs: &[YdropJob], results: &mut [YdropResult], envs: 
             envs[i] = e;
         }
     }
-    Ok(())
+    Ok(long)
 }
 
 /// The jobs `idx` on the twin; an error (nothing computed kept) when one runs out of memory.
@@ -295,7 +326,7 @@ fn release(done: &mut [Done]) {
 #[allow(clippy::too_many_arguments)]
 fn run_launch(
     st: &Arc<CudaStream>,
-    func: &CudaFunction,
+    (func, gather): (&CudaFunction, &CudaFunction),
     jobs: &[YdropJob],
     chunk: &[Prep],
     matrices: &[*const i32],
@@ -338,6 +369,7 @@ fn run_launch(
             ring: p.plan.ring as i32,
             env: p.record as i32,
             tb_cap: p.tb_cap as i32,
+            row_cap: p.row_cap as i32,
         };
         par.extend_from_slice(params.as_ints());
         offs[k * NO + 2] = ring_n;
@@ -407,18 +439,45 @@ fn run_launch(
     launch(st, func, &d_offs, &d_par, &d_mats, &d_seqs, &mut d_ring, (&mut d_tb1, &mut d_row1, &mut d_ops1), &mut d_env, &mut d_res, &d_order, n, 0)?;
     fault.check(Step::Sync)?;
     let res = st.clone_dtoh(&d_res).map_err(|e| err("download", e))?;
-    // the envelopes of the jobs pass 1 finished
+    let outs: Vec<Out> = (0..n).map(|k| Out::from_ints(&res[k * NR..])).collect();
+    // the envelopes of the jobs pass 1 finished and the edit scripts it traced, gathered on the GPU into one
+    // buffer each (two downloads, not two per job): job k's at gat[2k] and gat[2k + 1], cnt[2k] and cnt[2k + 1] long
+    let (mut gat, mut cnt) = (vec![0u64; 2 * n], vec![0i32; 2 * n]);
+    let (mut env_total, mut ops_total) = (0u64, 0u64);
+    for (k, (p, r)) in chunk.iter().zip(&outs).enumerate() {
+        if r.status == ST_DONE {
+            cnt[2 * k] = if p.record { r.rows } else { 0 };
+            cnt[2 * k + 1] = if r.traced != 0 { r.n_ops } else { 0 };
+        }
+        (gat[2 * k], gat[2 * k + 1]) = (env_total, ops_total);
+        env_total += cnt[2 * k] as u64;
+        ops_total += cnt[2 * k + 1] as u64;
+    }
+    let (genv, gops) = if env_total + ops_total > 0 {
+        let d_gat = st.clone_htod(&gat).map_err(|e| err("upload", e))?;
+        let d_cnt = st.clone_htod(&cnt).map_err(|e| err("upload", e))?;
+        // SAFETY: the gather writes every entry (the counts sum to the totals) before they are downloaded.
+        let mut d_genv = unsafe { st.alloc::<u32>(4 * env_total.max(1) as usize) }.map_err(|e| err("alloc", e))?;
+        let mut d_gops = unsafe { st.alloc::<u32>(ops_total.max(1) as usize) }.map_err(|e| err("alloc", e))?;
+        let cfg = LaunchConfig { grid_dim: (n as u32, 1, 1), block_dim: (128, 1, 1), shared_mem_bytes: 0 };
+        let n_i = n as i32;
+        let mut l = st.launch_builder(gather);
+        l.arg(&d_offs).arg(&d_gat).arg(&d_cnt).arg(&d_env).arg(&d_ops1).arg(&mut d_genv).arg(&mut d_gops).arg(&n_i);
+        // SAFETY: the arguments match ydrop_gather's signature; offs holds NO entries per job of the launch, and
+        // each job's counts stay inside what pass 1 wrote (its envelope rows and ops) and what gat gives it.
+        unsafe { l.launch(cfg) }.map_err(|e| format!("ydrop gpu gather launch: {e:?}"))?;
+        let genv = st.clone_dtoh(&d_genv.slice(0..4 * env_total as usize)).map_err(|e| err("download", e))?;
+        let gops = st.clone_dtoh(&d_gops.slice(0..ops_total as usize)).map_err(|e| err("download", e))?;
+        (genv, gops)
+    } else {
+        (Vec::new(), Vec::new())
+    };
     let mut envs: Vec<Envelope> = vec![Envelope::default(); n];
     for (k, p) in chunk.iter().enumerate() {
-        let r = Out::from_ints(&res[k * NR..]);
-        if !p.record || r.status != ST_DONE {
+        if !p.record || outs[k].status != ST_DONE {
             continue;
         }
-        let (at, rows) = (offs[k * NO + 6] as usize, r.rows as usize);
-        let mut raw = vec![0u32; 4 * rows];
-        if rows > 0 {
-            st.memcpy_dtoh(&d_env.slice(4 * at..4 * (at + rows)), &mut raw).map_err(|e| err("download", e))?;
-        }
+        let raw = &genv[4 * gat[2 * k] as usize..4 * (gat[2 * k] as usize + cnt[2 * k] as usize)];
         let n_cols = jobs[p.idx].n;
         envs[k] = Envelope::unconstrained(
             n_cols,
@@ -433,16 +492,13 @@ fn run_launch(
     let tb_budget = budget.saturating_sub(chunk.iter().map(Prep::dev_bytes).sum());
     let mut traced: Vec<usize> = Vec::new();
     for (k, p) in chunk.iter().enumerate() {
-        let r = Out::from_ints(&res[k * NR..]);
+        let r = outs[k];
         if r.status != ST_DONE {
             bailed.push((p.idx, r.status));
         } else if r.traced != 0 {
-            let (at, n_ops) = (offs[k * NO + 5] as usize, r.n_ops as usize);
-            let mut ops = vec![0u32; n_ops];
-            if n_ops > 0 {
-                st.memcpy_dtoh(&d_ops1.slice(at..at + n_ops), &mut ops).map_err(|e| err("download", e))?;
-            }
-            done.push((p.idx, result_of(r, &ops)?, std::mem::take(&mut envs[k])));
+            let at = gat[2 * k + 1] as usize;
+            let ops = &gops[at..at + cnt[2 * k + 1] as usize];
+            done.push((p.idx, result_of(r, ops)?, std::mem::take(&mut envs[k])));
         } else if r.end1 == 0 {
             done.push((p.idx, result_of(r, &[])?, std::mem::take(&mut envs[k])));
         } else if r.tb_need as usize > TB_JOB_MAX.min(tb_budget / 2) {

@@ -21,7 +21,7 @@ use rayon::prelude::*;
 use std::time::Instant;
 use warpalign::gpu::GpuRuntime;
 use warpalign::ydrop::dump::DumpedJob;
-use warpalign::ydrop::gpu::{one_sided_batch_gpu, one_sided_batch_gpu_recorded, plan, Plan};
+use warpalign::ydrop::gpu::{one_sided_batch_gpu, one_sided_batch_gpu_capped, one_sided_batch_gpu_recorded, plan, Plan};
 use warpalign::ydrop::twin::shadow::{run_recorded, Envelope};
 use warpalign::ydrop::{YdropJob, YdropResult};
 use warpalign::Engine;
@@ -131,6 +131,42 @@ fn gpu_equals_twin_random() {
     let seed = env_u64("YDROP_GPU_SEED", 5);
     let pool = matrix_pool(seed, 32);
     check_many(&rt, "random", seed, env_u64("YDROP_GPU_CASES", 100_000), &|rng: &mut Rng| random_case(rng, &pool, 3000));
+}
+
+/// With a row cap, every job the GPU finishes equals the twin (result and envelope), and every job it leaves
+/// to the caller sweeps more rows than the cap on the twin, its result untouched.
+#[test]
+fn gpu_row_cap_leaves_only_longer_jobs() {
+    let Some(rt) = start_gpu() else { return };
+    let seed = env_u64("YDROP_GPU_SEED", 5) ^ 0xca9;
+    let pool = matrix_pool(seed, 8);
+    let cases: Vec<Case> = (0..20_000u64).into_par_iter().map(|i| random_case(&mut Rng::for_case(seed, i), &pool, 3000)).collect();
+    let jobs: Vec<YdropJob> = cases.iter().map(Case::job).collect();
+    for cap in [1u32, 40, 300] {
+        let mut res: Vec<YdropResult> = (0..jobs.len()).map(|_| YdropResult::EMPTY).collect();
+        let mut envs = vec![Envelope::default(); jobs.len()];
+        let left = one_sided_batch_gpu_capped(&rt, &jobs, &mut res, &mut envs, cap).unwrap_or_else(|e| panic!("capped batch: {e}"));
+        let mut is_left = vec![false; jobs.len()];
+        left.iter().for_each(|&i| is_left[i] = true);
+        let got: Vec<(Outcome, bool)> = res.iter_mut().map(|r| (checked_outcome(r), r.ops.is_null())).collect();
+        let bad: Vec<usize> = (0..jobs.len())
+            .into_par_iter()
+            .filter(|&k| {
+                let want = twin_recorded(&jobs[k]);
+                if is_left[k] {
+                    !got[k].1 || want.1.rows() <= cap as usize
+                } else {
+                    (&got[k].0, &envs[k]) != (&want.0, &want.1)
+                }
+            })
+            .collect();
+        for &k in bad.iter().take(3) {
+            eprintln!("cap {cap}: MISMATCH job {k} (left: {}): {}", is_left[k], cases[k].describe());
+        }
+        eprintln!("cap {cap}: {} jobs, {} left to the caller, {} mismatches", jobs.len(), left.len(), bad.len());
+        assert!(bad.is_empty(), "cap {cap}: the capped batch differs from the twin");
+        assert!(cap > 40 || !left.is_empty(), "cap {cap}: no job left");
+    }
 }
 
 /// Batches mixing constrained jobs (the twin's) with free ones; and LASTZ's defaults with long similar pairs.

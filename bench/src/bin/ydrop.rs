@@ -3,21 +3,24 @@
 //! alignments (as LASTZ's extensions computed ahead run): (a) the twin on one thread (with `--one-thread`; its spec sweep and its
 //! vector sweep, whose results and envelopes must be equal), (b) the twin over all
 //! cores (rayon), (c) the GPU batch of all calls, (d) the GPU in waves of `--wave K` calls in LASTZ's order,
-//! one batch after the other (what a pool handing waves of anchors ahead to the GPU would see). Every GPU
+//! one batch after the other (what a pool handing waves of anchors ahead to the GPU would see), (e) with
+//! `--row-cap R`, the GPU batch of all calls leaving those past R rows to the twin over all cores, which runs
+//! them after the batch and, separately, beside it (as LASTZ's pool does). Every GPU
 //! result is checked against the twin's (a mismatch is printed and the exit status is 1). Each timing is
 //! the best of `--reps` runs (default 3), after one untimed GPU warm-up. Cells: the twin's swept cells.
 //! `--take N` keeps the first N calls only. `--largest K` also times the K largest calls with the default
 //! sweep, each alone on one thread and then all K at once on K fresh threads (how much a call slows down when
 //! every core runs one, as in LASTZ's pool at the start of its anchor loop).
 //!
-//! usage: ydrop --dump FILE [--reps N] [--wave K]... [--take N] [--largest K] [--one-thread]
+//! usage: ydrop --dump FILE [--reps N] [--wave K]... [--row-cap R]... [--take N] [--largest K] [--one-thread]
 
 use rayon::prelude::*;
 use std::io::Read;
 use std::time::Instant;
 use warpalign::gpu::GpuRuntime;
 use warpalign::ydrop::dump::{parse_dump, DumpedJob};
-use warpalign::ydrop::gpu::one_sided_batch_gpu;
+use warpalign::ydrop::gpu::{one_sided_batch_gpu, one_sided_batch_gpu_capped};
+use warpalign::ydrop::twin::shadow::Envelope;
 use warpalign::ydrop::twin::{self, Sweep};
 use warpalign::ydrop::{YdropJob, YdropResult};
 
@@ -133,6 +136,7 @@ fn time_largest(jobs: &[YdropJob], k: usize) {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (mut dump, mut reps, mut waves, mut take, mut largest) = (None, 3usize, Vec::new(), None::<usize>, 0usize);
+    let mut caps: Vec<u32> = Vec::new();
     let one_thread = args.iter().any(|a| a == "--one-thread");
     let mut it = args.iter().filter(|a| *a != "--one-thread");
     while let Some(a) = it.next() {
@@ -142,15 +146,16 @@ fn main() {
             ("--reps", Some(v)) => reps = v.parse().unwrap_or(3),
             ("--wave", Some(v)) => waves.push(v.parse::<usize>().unwrap_or(64)),
             ("--take", Some(v)) => take = v.parse().ok(),
+            ("--row-cap", Some(v)) => caps.push(v.parse().unwrap_or(8192)),
             ("--largest", Some(v)) => largest = v.parse().unwrap_or(0),
             _ => {
-                eprintln!("usage: ydrop --dump FILE [--reps N] [--wave K]... [--take N] [--largest K] [--one-thread]");
+                eprintln!("usage: ydrop --dump FILE [--reps N] [--wave K]... [--row-cap R]... [--take N] [--largest K] [--one-thread]");
                 std::process::exit(2);
             }
         }
     }
     let Some(dump) = dump else {
-        eprintln!("usage: ydrop --dump FILE [--reps N] [--wave K]... [--take N] [--largest K] [--one-thread]");
+        eprintln!("usage: ydrop --dump FILE [--reps N] [--wave K]... [--row-cap R]... [--take N] [--largest K] [--one-thread]");
         std::process::exit(2);
     };
     let mut raw = Vec::new();
@@ -252,6 +257,48 @@ fn main() {
         let (tw, got) = best_of(reps, || gpu_all(&rt, &jobs, w));
         check(&format!("GPU, wave {w}"), &got);
         println!("  (d) GPU, waves of {w:5}      {}  ({} waves, {:.2} ms each)", rate(tw), jobs.len().div_ceil(w), tw * 1e3 / jobs.len().div_ceil(w) as f64);
+    }
+    for cap in caps {
+        let capped = |beside: bool| {
+            let mut res: Vec<YdropResult> = jobs.iter().map(|_| YdropResult::EMPTY).collect();
+            let mut envs = vec![Envelope::default(); jobs.len()];
+            let t = Instant::now();
+            let (left, t_gpu) = if beside {
+                // the long ones known beforehand from a first run: what a pool's CPU workers overlap
+                let left = one_sided_batch_gpu_capped(&rt, &jobs, &mut res, &mut envs, cap).expect("capped batch");
+                res.iter_mut().for_each(YdropResult::release);
+                let t = Instant::now();
+                let long: Vec<YdropJob> = left.iter().map(|&i| jobs[i]).collect();
+                let (cpu, gpu) = rayon::join(
+                    || twin_all(&long, true, twin::default_sweep()),
+                    || one_sided_batch_gpu_capped(&rt, &jobs, &mut res, &mut envs, cap).expect("capped batch"),
+                );
+                drop((cpu, gpu));
+                (left, t.elapsed().as_secs_f64())
+            } else {
+                let left = one_sided_batch_gpu_capped(&rt, &jobs, &mut res, &mut envs, cap).expect("capped batch");
+                (left, t.elapsed().as_secs_f64())
+            };
+            let mut got: Vec<Outcome> = res.iter_mut().map(|r| { let o = outcome(r); r.release(); o }).collect();
+            let long: Vec<YdropJob> = left.iter().map(|&i| jobs[i]).collect();
+            let t_twin = Instant::now();
+            let ran = twin_all(&long, true, twin::default_sweep());
+            let after = if beside { 0.0 } else { t_twin.elapsed().as_secs_f64() };
+            for (&i, o) in left.iter().zip(ran) {
+                got[i] = o;
+            }
+            (t_gpu + after, t_gpu, left.len(), got)
+        };
+        for beside in [false, true] {
+            let (t, t_gpu, n_left, got) = capped(beside);
+            check(&format!("GPU, row cap {cap}"), &got);
+            println!(
+                "  (e) GPU, row cap {cap:6}, {}  {}  (GPU {:.4} s; {n_left} calls past the cap on the twin, {threads} threads)",
+                if beside { "twin beside" } else { "twin after " },
+                rate(t),
+                t_gpu
+            );
+        }
     }
     println!("mismatches {}", bad.get());
     std::process::exit((bad.get() > 0) as i32);
