@@ -17,13 +17,15 @@
 //! On an H200 host with 16 cores, 16 processes of H. pylori at once took 15.2 s with every pool at 15
 //! workers against 11.3 s with none (bench/results/2026-11-27a-lastz-jobs).
 //!
-//! With `WARPALIGN_BACKEND=gpu` one more thread hands the GPU, in one batch at a time
-//! ([`gpu::one_sided_batch_gpu_recorded`]), the queued jobs the CPU workers will not reach soon: those past the
-//! first `threads` of the queue, up to [`GPU_BATCH_MAX`]. It runs them without their bounds (the kernel takes
-//! no earlier alignments): the envelope of such a run answers [`twin::shadow::unaffected`] for the call's real
-//! ones as well, only less often yes where a known alignment reaches the sweep. Should a batch fail on the GPU,
-//! that thread runs it on the twin (with one notice per process, as every engine) and tries the GPU again
-//! with the next.
+//! With a GPU (`WARPALIGN_BACKEND=gpu`, or `auto` where a GPU starts) one more thread hands the GPU, in one
+//! batch at a time ([`gpu::one_sided_batch_gpu_capped`]), the queued jobs the CPU workers will not reach soon:
+//! those past the first ones the running workers take, up to [`GPU_BATCH_MAX`]. It runs them without their
+//! bounds (the kernel takes no earlier alignments): the envelope of such a run answers
+//! [`twin::shadow::unaffected`] for the call's real ones as well, only less often yes where a known alignment
+//! reaches the sweep. A job past [`GPU_ROW_CAP`] rows is left to the CPU workers (queued again, for them only):
+//! a job's rows run one after the other, and one CPU core sweeps a single long job faster than the GPU, which
+//! would idle while it finished. Should a batch fail on the GPU, that thread runs it on the twin (with one
+//! notice per process, as every engine) and tries the GPU again with the next.
 
 use super::twin::{self, shadow::Envelope};
 use super::{gpu, BoundsCopy, YdropJob, YdropResult};
@@ -40,7 +42,9 @@ use std::time::{Duration, Instant};
 pub type Ticket = u64;
 
 /// Jobs one GPU batch takes at most.
-pub const GPU_BATCH_MAX: usize = 256;
+pub const GPU_BATCH_MAX: usize = 4096;
+/// Rows a job may sweep on the GPU (H. pylori's calls: 62 of 2,428 go past 8,192 rows, with 23% of the cells).
+pub const GPU_ROW_CAP: u32 = 8192;
 
 /// What [`Ahead::take`] found.
 pub enum Taken {
@@ -68,12 +72,38 @@ enum Slot {
 struct State {
     /// (priority, ticket) of the queued jobs.
     queue: BTreeSet<(u64, Ticket)>,
+    /// The same, of queued jobs for the CPU workers only (the GPU left them).
+    held: BTreeSet<(u64, Ticket)>,
     slots: HashMap<Ticket, Slot>,
     next: Ticket,
     running: usize,
     shutdown: bool,
     /// Jobs given up ([`Slot::GivenUp`]).
     given_up: u64,
+    /// Jobs the GPU finished, and those it left to the CPU workers.
+    on_gpu: u64,
+    left_by_gpu: u64,
+}
+
+impl State {
+    /// Takes the queued job that comes first, for a CPU worker.
+    fn pop_for_cpu(&mut self) -> Option<(u64, Ticket)> {
+        match (self.queue.first(), self.held.first()) {
+            (Some(q), Some(h)) if h < q => self.held.pop_first(),
+            (Some(_), _) => self.queue.pop_first(),
+            (None, _) => self.held.pop_first(),
+        }
+    }
+
+    fn unqueue(&mut self, key: (u64, Ticket)) {
+        if !self.queue.remove(&key) {
+            self.held.remove(&key);
+        }
+    }
+
+    fn queued(&self) -> bool {
+        !self.queue.is_empty() || !self.held.is_empty()
+    }
 }
 
 /// How many of a pool's workers may run: the cores the process may use, less the caller's thread and the
@@ -157,21 +187,32 @@ pub struct Ahead {
 }
 
 impl Ahead {
-    /// A pool of `threads` workers (0: one less than the cores, at least one), and the GPU thread when
-    /// `WARPALIGN_BACKEND=gpu`; with `share_cores`, only as many workers run as the machine's cores allow
-    /// ([`Share`]).
+    /// A pool of `threads` workers (0: one less than the cores, at least one), and the GPU thread unless
+    /// `WARPALIGN_BACKEND=cpu` (with `auto` it goes quietly when no GPU starts: the tool's other engines say
+    /// why); with `share_cores`, only as many workers run as the machine's cores allow ([`Share`]).
     pub fn new(threads: usize, share_cores: bool) -> Result<Self> {
         crate::gpu::fault::from_env()?;
-        Self::build(threads, BackendChoice::from_env()? == BackendChoice::Gpu, share_cores)
+        let gpu = match BackendChoice::from_env()? {
+            BackendChoice::Cpu => None,
+            BackendChoice::Auto => Some(false),
+            BackendChoice::Gpu => Some(true),
+        };
+        Self::build(threads, gpu, share_cores, GPU_ROW_CAP)
     }
 
     /// As [`Ahead::new`], with the GPU thread or not, whatever `WARPALIGN_BACKEND` says, and every worker
     /// running.
     pub fn with_gpu(threads: usize, use_gpu: bool) -> Result<Self> {
-        Self::build(threads, use_gpu, false)
+        Self::build(threads, use_gpu.then_some(true), false, GPU_ROW_CAP)
     }
 
-    fn build(threads: usize, use_gpu: bool, share_cores: bool) -> Result<Self> {
+    /// As [`Ahead::with_gpu`] with the GPU thread, which leaves the jobs past `row_cap` rows to the workers.
+    pub fn with_gpu_row_cap(threads: usize, row_cap: u32) -> Result<Self> {
+        Self::build(threads, Some(true), false, row_cap)
+    }
+
+    /// `gpu`: the GPU thread, and whether a GPU that does not start is said.
+    fn build(threads: usize, gpu: Option<bool>, share_cores: bool, row_cap: u32) -> Result<Self> {
         let threads = match threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get().saturating_sub(1).max(1)),
             t => t,
@@ -192,11 +233,11 @@ impl Ahead {
                 .map_err(|e| Error::Internal(format!("starting a y-drop worker: {e}")))?;
             workers.push(w);
         }
-        if use_gpu {
+        if let Some(explicit) = gpu {
             let s = Arc::clone(&shared);
             let w = std::thread::Builder::new()
                 .name("warpalign-ahead-gpu".into())
-                .spawn(move || gpu_thread(&s, threads))
+                .spawn(move || gpu_thread(&s, threads, explicit, row_cap))
                 .map_err(|e| Error::Internal(format!("starting the y-drop GPU thread: {e}")))?;
             workers.push(w);
         }
@@ -232,7 +273,7 @@ impl Ahead {
             match st.slots.remove(&t) {
                 None => return Err(Error::InvalidArgument(format!("y-drop ticket {t}: unknown or already taken"))),
                 Some(Slot::Queued(_, p, _)) => {
-                    st.queue.remove(&(p, t));
+                    st.unqueue((p, t));
                     return Ok(Taken::NotStarted);
                 }
                 Some(Slot::GivenUp) => return Ok(Taken::NotStarted),
@@ -291,7 +332,7 @@ impl Ahead {
         let mut st = self.shared.lock();
         match st.slots.remove(&t) {
             Some(Slot::Queued(_, p, _)) => {
-                st.queue.remove(&(p, t));
+                st.unqueue((p, t));
             }
             Some(Slot::Running { .. }) => {
                 st.slots.insert(t, Slot::Running { cancelled: true });
@@ -307,7 +348,7 @@ impl Ahead {
         let mut st = self.shared.lock();
         let Some(Slot::Queued(_, p, _)) = st.slots.get(&t) else { return false };
         let p = *p;
-        st.queue.remove(&(p, t));
+        st.unqueue((p, t));
         st.slots.remove(&t);
         true
     }
@@ -318,10 +359,17 @@ impl Ahead {
         self.shared.lock().given_up
     }
 
+    /// Jobs the GPU finished, and jobs it left to the CPU workers (past [`GPU_ROW_CAP`]).
+    pub fn gpu_jobs(&self) -> (u64, u64) {
+        let st = self.shared.lock();
+        (st.on_gpu, st.left_by_gpu)
+    }
+
     /// Cancels every job and waits until no worker runs one: afterwards no job reads the caller's memory.
     pub fn drain(&self) {
         let mut st = self.shared.lock();
         st.queue.clear();
+        st.held.clear();
         for slot in st.slots.values_mut() {
             match slot {
                 Slot::Running { cancelled } => *cancelled = true,
@@ -360,7 +408,7 @@ fn work(shared: &Shared, k: usize) {
         if st.shutdown {
             return;
         }
-        if st.queue.is_empty() {
+        if !st.queued() {
             st = shared.work.wait(st).unwrap_or_else(|p| p.into_inner());
             continue;
         }
@@ -372,7 +420,7 @@ fn work(shared: &Shared, k: usize) {
             st = shared.lock();
             continue;
         }
-        let Some((_, t)) = st.queue.pop_first() else { unreachable!("the queue is not empty") };
+        let Some((_, t)) = st.pop_for_cpu() else { unreachable!("the queue is not empty") };
         let Some(Slot::Queued(mut job, _, bounds)) = st.slots.insert(t, Slot::Running { cancelled: false }) else {
             unreachable!("a queued ticket has a queued slot")
         };
@@ -429,44 +477,53 @@ fn finish(st: &mut State, t: Ticket, outcome: Result<Option<(YdropResult, Envelo
     }
 }
 
-/// The GPU thread: starts the GPU runtime, then runs batches of the queued jobs past the first `threads` (the
-/// CPU workers take those). Without a usable GPU, or after a panic in the GPU path, it leaves everything to the
-/// workers.
-fn gpu_thread(shared: &Shared, threads: usize) {
+/// The GPU thread: starts the GPU runtime, then runs batches of the queued jobs past the first ones the running
+/// CPU workers take. Without a usable GPU, or after a panic in the GPU path, it leaves everything to the
+/// workers; `explicit`: the GPU was asked for, so a GPU that does not start is said.
+fn gpu_thread(shared: &Shared, threads: usize, explicit: bool, row_cap: u32) {
     // (its batch runs on the twin should the GPU fail)
     twin::share_traceback_budget();
     match GpuRuntime::start() {
         Ok(rt) => {
-            gpu_batches(shared, threads, &rt);
+            gpu_batches(shared, threads, row_cap, explicit, &rt);
             rt.dispose();
         }
-        Err(e) if e.is_closed() => {}
+        Err(e) if e.is_closed() || !explicit => {}
         Err(e) => eprintln!("[WARNING] warpalign: y-drop extensions ahead run on the CPU: {e}"),
     }
 }
 
+/// A job the GPU thread took: its queue key, the job, its bounds (kept should the GPU leave it).
+type GpuTaken = ((u64, Ticket), YdropJob, Option<Arc<BoundsCopy>>);
+
 /// [`gpu_thread`]'s loop, until the pool shuts down, the GPU path panics or the process exits ([`gate`]). A batch
-/// that fails on the GPU runs on the twin.
-fn gpu_batches(shared: &Shared, threads: usize, rt: &GpuRuntime) {
+/// that fails on the GPU runs on the twin. Unless the GPU was asked for (`explicit`), it takes jobs only while
+/// most workers of the pool may run: processes sharing the machine share its GPU too, time-sliced between them,
+/// and there the waits for its batches cost more than the CPU work they save (16 H. pylori jobs at once on 16
+/// cores: 6.8 s with batches in every process, 6.3 s without).
+fn gpu_batches(shared: &Shared, threads: usize, row_cap: u32, explicit: bool, rt: &GpuRuntime) {
     let mut st = shared.lock();
     loop {
         if st.shutdown {
             return;
         }
-        if st.queue.len() <= threads {
+        // the first queued jobs are for the workers that may run now
+        let reserve = shared.share.as_ref().map_or(threads, |sh| sh.allowed.load(Relaxed).min(threads));
+        // (half the workers: the GPU thread's own packing and a core's blip must not switch it off)
+        if st.queue.len() <= reserve || (!explicit && 2 * reserve < threads) {
             st = shared.gpu_work.wait(st).unwrap_or_else(|p| p.into_inner());
             continue;
         }
         let Some(_pass) = gate::enter() else { return };
-        let take = (st.queue.len() - threads).min(GPU_BATCH_MAX);
+        let take = (st.queue.len() - reserve).min(GPU_BATCH_MAX);
         // (a queued slot's job has no bounds: they are kept beside it, for the CPU workers)
-        let mut batch: Vec<(Ticket, YdropJob)> = Vec::with_capacity(take);
+        let mut batch: Vec<GpuTaken> = Vec::with_capacity(take);
         for _ in 0..take {
-            let Some((_, t)) = st.queue.pop_last() else { break };
-            let Some(Slot::Queued(job, _, _)) = st.slots.insert(t, Slot::Running { cancelled: false }) else {
+            let Some((p, t)) = st.queue.pop_last() else { break };
+            let Some(Slot::Queued(job, _, bounds)) = st.slots.insert(t, Slot::Running { cancelled: false }) else {
                 unreachable!("a queued ticket has a queued slot")
             };
-            batch.push((t, job));
+            batch.push(((p, t), job, bounds));
         }
         st.running += batch.len();
         drop(st);
@@ -474,14 +531,19 @@ fn gpu_batches(shared: &Shared, threads: usize, rt: &GpuRuntime) {
         let mut results: Vec<YdropResult> = jobs.iter().map(|_| YdropResult::EMPTY).collect();
         let mut envs = vec![Envelope::default(); jobs.len()];
         let on_gpu = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            gpu::one_sided_batch_gpu_recorded(rt, &jobs, &mut results, &mut envs)
+            gpu::one_sided_batch_gpu_capped(rt, &jobs, &mut results, &mut envs, row_cap)
         }));
-        let gpu_failed = !matches!(on_gpu, Ok(Ok(())));
         if let Ok(Err(e)) = &on_gpu {
             crate::engine::gpu_failed_notice(e);
         }
-        let outcomes: Vec<_> = if gpu_failed {
-            jobs.iter()
+        let mut left = vec![false; jobs.len()];
+        let outcomes: Vec<_> = match &on_gpu {
+            Ok(Ok(long)) => {
+                long.iter().for_each(|&i| left[i] = true);
+                results.into_iter().zip(envs).map(|x| Ok(Some(x))).collect()
+            }
+            _ => jobs
+                .iter()
                 .map(|j| {
                     std::panic::catch_unwind(|| {
                         let (mut r, mut e) = (YdropResult::EMPTY, Envelope::default());
@@ -489,15 +551,31 @@ fn gpu_batches(shared: &Shared, threads: usize, rt: &GpuRuntime) {
                     })
                     .unwrap_or_else(|p| Err(panicked(p)))
                 })
-                .collect()
-        } else {
-            results.into_iter().zip(envs).map(|x| Ok(Some(x))).collect()
+                .collect(),
         };
         st = shared.lock();
-        for ((t, _), outcome) in batch.iter().zip(outcomes) {
-            finish(&mut st, *t, outcome);
+        let mut requeued = 0;
+        for ((((p, t), job, bounds), outcome), left) in batch.into_iter().zip(outcomes).zip(left) {
+            if !left {
+                st.on_gpu += matches!(on_gpu, Ok(Ok(_))) as u64;
+                finish(&mut st, t, outcome);
+                continue;
+            }
+            st.running -= 1;
+            st.left_by_gpu += 1;
+            // cancelled meanwhile: nothing to run
+            if matches!(st.slots.get(&t), Some(Slot::Running { cancelled: false })) {
+                st.slots.insert(t, Slot::Queued(job, p, bounds));
+                st.held.insert((p, t));
+                requeued += 1;
+            } else {
+                st.slots.remove(&t);
+            }
         }
         shared.done.notify_all();
+        for _ in 0..requeued.min(threads) {
+            shared.work.notify_one();
+        }
         if on_gpu.is_err() {
             return;
         }

@@ -308,12 +308,26 @@ fn ahead_pool_gives_up_a_job_past_the_traceback_in_flight() {
 /// bounds, the result is the real call's.
 #[test]
 fn ahead_pool_with_gpu_matches_one_by_one() {
+    pool_with_gpu_matches_one_by_one(Ahead::with_gpu(2, true).unwrap());
+}
+
+/// The same, with the GPU leaving the jobs past 30 rows to the CPU workers (queued again, for them only).
+#[test]
+fn ahead_pool_with_gpu_row_cap_matches_one_by_one() {
+    let ahead = Ahead::with_gpu_row_cap(2, 30).unwrap();
+    let (on_gpu, left) = pool_with_gpu_matches_one_by_one(ahead);
+    if warpalign::gpu::GpuRuntime::start().is_ok() {
+        assert!(on_gpu > 0 && left > 0, "with a GPU: {on_gpu} jobs run there, {left} left by it");
+    }
+}
+
+/// Returns the jobs the GPU ran and left ([`Ahead::gpu_jobs`]).
+fn pool_with_gpu_matches_one_by_one(ahead: Ahead) -> (u64, u64) {
     let pool = matrix_pool(7, 6);
     let cases: Vec<Case> =
         (0..600).map(|i| random_constrained_case(&mut Rng::new(9_100_003u64.wrapping_add(i)), &pool, 1500)).collect();
     let real: Vec<_> = cases.iter().map(|c| c.job()).collect();
     let free: Vec<_> = real.iter().map(|j| YdropJob { bounds: std::ptr::null(), ..*j }).collect();
-    let ahead = Ahead::with_gpu(2, true).unwrap();
     assert_eq!(ahead.threads(), 2);
     // half queued under their real bounds, half under none
     let tickets: Vec<_> =
@@ -345,4 +359,5 @@ fn ahead_pool_with_gpu_matches_one_by_one() {
         done += 1;
     }
     eprintln!("{done} of {} taken done ({unbounded} differ from their run as queued: run without bounds), {accepted} accepted for their real bounds", tickets.len());
+    ahead.gpu_jobs()
 }
