@@ -43,6 +43,8 @@ pub type Ticket = u64;
 
 /// Jobs one GPU batch takes at most.
 pub const GPU_BATCH_MAX: usize = 4096;
+/// Queued jobs the GPU thread leaves to the caller on a busy machine: it reaches them before a batch would end.
+const BUSY_NEAR: usize = 64;
 /// Rows a job may sweep on the GPU (H. pylori's calls: 62 of 2,428 go past 8,192 rows, with 23% of the cells).
 pub const GPU_ROW_CAP: u32 = 8192;
 
@@ -58,6 +60,8 @@ enum Slot {
     Queued(YdropJob, u64, Option<Arc<BoundsCopy>>),
     Running {
         cancelled: bool,
+        /// In a GPU batch.
+        on_gpu: bool,
     },
     /// (the envelope shared, so that [`Ahead::still_holds`] replays it without the lock)
     Done(YdropResult, Arc<Envelope>),
@@ -80,9 +84,10 @@ struct State {
     shutdown: bool,
     /// Jobs given up ([`Slot::GivenUp`]).
     given_up: u64,
-    /// Jobs the GPU finished, and those it left to the CPU workers.
+    /// Jobs the GPU finished, those it left to the CPU workers, and those the caller ran itself meanwhile.
     on_gpu: u64,
     left_by_gpu: u64,
+    overtaken: u64,
 }
 
 impl State {
@@ -175,6 +180,12 @@ impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
         // A worker never panics while holding the lock (jobs run outside it), so poison carries no torn state.
         self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether fewer than half the pool's `threads` workers may run: other processes keep the machine's cores
+    /// (and then share its GPU, time-sliced between them).
+    fn busy(&self, threads: usize) -> bool {
+        self.share.as_ref().is_some_and(|sh| 2 * sh.allowed.load(Relaxed) < threads)
     }
 }
 
@@ -281,6 +292,14 @@ impl Ahead {
                     return Ok(Taken::Done(r, Arc::try_unwrap(e).unwrap_or_else(|e| (*e).clone())));
                 }
                 Some(Slot::Failed(e)) => return Err(e),
+                Some(Slot::Running { cancelled, on_gpu: true }) if self.shared.share.is_some() => {
+                    // the caller's core runs one call sooner than a batch ends, all the more when other
+                    // processes share the GPU (waiting for it, they would leave the machine's cores idle)
+                    st.slots.insert(t, Slot::Running { cancelled: true, on_gpu: true });
+                    debug_assert!(!cancelled, "a ticket is taken at most once");
+                    st.overtaken += 1;
+                    return Ok(Taken::NotStarted);
+                }
                 Some(running @ Slot::Running { .. }) => {
                     st.slots.insert(t, running);
                     st = self.shared.done.wait(st).unwrap_or_else(|p| p.into_inner());
@@ -334,8 +353,8 @@ impl Ahead {
             Some(Slot::Queued(_, p, _)) => {
                 st.unqueue((p, t));
             }
-            Some(Slot::Running { .. }) => {
-                st.slots.insert(t, Slot::Running { cancelled: true });
+            Some(Slot::Running { on_gpu, .. }) => {
+                st.slots.insert(t, Slot::Running { cancelled: true, on_gpu });
             }
             Some(Slot::Done(mut r, _)) => r.release(),
             Some(Slot::Failed(_) | Slot::GivenUp) | None => {}
@@ -359,10 +378,11 @@ impl Ahead {
         self.shared.lock().given_up
     }
 
-    /// Jobs the GPU finished, and jobs it left to the CPU workers (past [`GPU_ROW_CAP`]).
-    pub fn gpu_jobs(&self) -> (u64, u64) {
+    /// Jobs the GPU finished, jobs it left to the CPU workers (past [`GPU_ROW_CAP`]), and jobs the caller ran
+    /// itself while they were on the GPU.
+    pub fn gpu_jobs(&self) -> (u64, u64, u64) {
         let st = self.shared.lock();
-        (st.on_gpu, st.left_by_gpu)
+        (st.on_gpu, st.left_by_gpu, st.overtaken)
     }
 
     /// Cancels every job and waits until no worker runs one: afterwards no job reads the caller's memory.
@@ -372,7 +392,7 @@ impl Ahead {
         st.held.clear();
         for slot in st.slots.values_mut() {
             match slot {
-                Slot::Running { cancelled } => *cancelled = true,
+                Slot::Running { cancelled, .. } => *cancelled = true,
                 Slot::Done(r, _) => r.release(),
                 _ => {}
             }
@@ -421,7 +441,7 @@ fn work(shared: &Shared, k: usize) {
             continue;
         }
         let Some((_, t)) = st.pop_for_cpu() else { unreachable!("the queue is not empty") };
-        let Some(Slot::Queued(mut job, _, bounds)) = st.slots.insert(t, Slot::Running { cancelled: false }) else {
+        let Some(Slot::Queued(mut job, _, bounds)) = st.slots.insert(t, Slot::Running { cancelled: false, on_gpu: false }) else {
             unreachable!("a queued ticket has a queued slot")
         };
         if let Some(b) = &bounds {
@@ -455,7 +475,7 @@ fn panicked(p: Box<dyn std::any::Any + Send>) -> Error {
 /// cancelled meanwhile).
 fn finish(st: &mut State, t: Ticket, outcome: Result<Option<(YdropResult, Envelope)>>) {
     st.running -= 1;
-    let cancelled = matches!(st.slots.get(&t), Some(Slot::Running { cancelled: true }) | None);
+    let cancelled = matches!(st.slots.get(&t), Some(Slot::Running { cancelled: true, .. }) | None);
     match (cancelled, outcome) {
         (true, Ok(Some((mut r, _)))) => {
             r.release();
@@ -485,7 +505,7 @@ fn gpu_thread(shared: &Shared, threads: usize, explicit: bool, row_cap: u32) {
     twin::share_traceback_budget();
     match GpuRuntime::start() {
         Ok(rt) => {
-            gpu_batches(shared, threads, row_cap, explicit, &rt);
+            gpu_batches(shared, threads, row_cap, &rt);
             rt.dispose();
         }
         Err(e) if e.is_closed() || !explicit => {}
@@ -497,20 +517,22 @@ fn gpu_thread(shared: &Shared, threads: usize, explicit: bool, row_cap: u32) {
 type GpuTaken = ((u64, Ticket), YdropJob, Option<Arc<BoundsCopy>>);
 
 /// [`gpu_thread`]'s loop, until the pool shuts down, the GPU path panics or the process exits ([`gate`]). A batch
-/// that fails on the GPU runs on the twin. Unless the GPU was asked for (`explicit`), it takes jobs only while
-/// most workers of the pool may run: processes sharing the machine share its GPU too, time-sliced between them,
-/// and there the waits for its batches cost more than the CPU work they save (16 H. pylori jobs at once on 16
-/// cores: 6.8 s with batches in every process, 6.3 s without).
-fn gpu_batches(shared: &Shared, threads: usize, row_cap: u32, explicit: bool, rt: &GpuRuntime) {
+/// that fails on the GPU runs on the twin. On a busy machine ([`Shared::busy`]) it leaves the first
+/// [`BUSY_NEAR`] queued jobs to the caller. A pool sharing the machine's cores ([`Share`]) never makes its
+/// caller wait for a job in a batch: the caller runs it itself. Processes sharing the machine share its GPU
+/// too, time-sliced between them, so a batch may end late; waiting for them left the cores idle (16 H. pylori
+/// jobs at once: 5.5 s, and once 11.0 s), and now only the jobs a batch finished before the caller reached
+/// them save CPU work.
+fn gpu_batches(shared: &Shared, threads: usize, row_cap: u32, rt: &GpuRuntime) {
     let mut st = shared.lock();
     loop {
         if st.shutdown {
             return;
         }
-        // the first queued jobs are for the workers that may run now
-        let reserve = shared.share.as_ref().map_or(threads, |sh| sh.allowed.load(Relaxed).min(threads));
-        // (half the workers: the GPU thread's own packing and a core's blip must not switch it off)
-        if st.queue.len() <= reserve || (!explicit && 2 * reserve < threads) {
+        // the first queued jobs are for the workers that may run now (and the caller, on a busy machine)
+        let allowed = shared.share.as_ref().map_or(threads, |sh| sh.allowed.load(Relaxed).min(threads));
+        let reserve = if shared.busy(threads) { allowed.max(BUSY_NEAR) } else { allowed };
+        if st.queue.len() <= reserve {
             st = shared.gpu_work.wait(st).unwrap_or_else(|p| p.into_inner());
             continue;
         }
@@ -520,7 +542,7 @@ fn gpu_batches(shared: &Shared, threads: usize, row_cap: u32, explicit: bool, rt
         let mut batch: Vec<GpuTaken> = Vec::with_capacity(take);
         for _ in 0..take {
             let Some((p, t)) = st.queue.pop_last() else { break };
-            let Some(Slot::Queued(job, _, bounds)) = st.slots.insert(t, Slot::Running { cancelled: false }) else {
+            let Some(Slot::Queued(job, _, bounds)) = st.slots.insert(t, Slot::Running { cancelled: false, on_gpu: true }) else {
                 unreachable!("a queued ticket has a queued slot")
             };
             batch.push(((p, t), job, bounds));
@@ -557,14 +579,15 @@ fn gpu_batches(shared: &Shared, threads: usize, row_cap: u32, explicit: bool, rt
         let mut requeued = 0;
         for ((((p, t), job, bounds), outcome), left) in batch.into_iter().zip(outcomes).zip(left) {
             if !left {
-                st.on_gpu += matches!(on_gpu, Ok(Ok(_))) as u64;
+                let taken_over = matches!(st.slots.get(&t), Some(Slot::Running { cancelled: true, .. }));
+                st.on_gpu += (matches!(on_gpu, Ok(Ok(_))) && !taken_over) as u64;
                 finish(&mut st, t, outcome);
                 continue;
             }
             st.running -= 1;
             st.left_by_gpu += 1;
             // cancelled meanwhile: nothing to run
-            if matches!(st.slots.get(&t), Some(Slot::Running { cancelled: false })) {
+            if matches!(st.slots.get(&t), Some(Slot::Running { cancelled: false, .. })) {
                 st.slots.insert(t, Slot::Queued(job, p, bounds));
                 st.held.insert((p, t));
                 requeued += 1;

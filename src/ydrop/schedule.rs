@@ -979,13 +979,14 @@ impl Schedule {
         if !self.settings.stats || s.routed + s.unroutable == 0 {
             return None;
         }
-        let gpu_jobs = self.pool.as_ref().map_or((0, 0), Ahead::gpu_jobs);
+        let gpu_jobs = self.pool.as_ref().map_or((0, 0, 0), Ahead::gpu_jobs);
         Some(format!(
             "warpalign: {} of {} one-sided extensions routed ({} constrained, {} run again deeper, {} truncated; \
              {} unroutable: run by lastz)\n\
              warpalign: {} extensions queued ahead; {} calls answered by them, {} rejected (an earlier alignment \
              would change them), {} came first, {} cancelled (anchor skipped), {} queued again (an alignment \
-             inserted since changed them); {} run on the GPU, {} left by it to the CPU (past {} rows)\n\
+             inserted since changed them); {} run on the GPU, {} left by it to the CPU (past {} rows), {} run by the \
+             loop while on the GPU\n\
              warpalign: {} extensions queued while LASTZ searched for HSPs; {} taken by the loop, {} dropped before \
              a worker started them\n\
              warpalign: {:.3} s in gapped extension's anchor loops, {:.3} s of it waiting for extensions computed \
@@ -1011,6 +1012,7 @@ impl Schedule {
             gpu_jobs.0,
             gpu_jobs.1,
             super::ahead::GPU_ROW_CAP,
+            gpu_jobs.2,
             s.early_queued,
             s.early_taken,
             s.early_unstarted,

@@ -315,14 +315,14 @@ fn ahead_pool_with_gpu_matches_one_by_one() {
 #[test]
 fn ahead_pool_with_gpu_row_cap_matches_one_by_one() {
     let ahead = Ahead::with_gpu_row_cap(2, 30).unwrap();
-    let (on_gpu, left) = pool_with_gpu_matches_one_by_one(ahead);
+    let (on_gpu, left, _) = pool_with_gpu_matches_one_by_one(ahead);
     if warpalign::gpu::GpuRuntime::start().is_ok() {
         assert!(on_gpu > 0 && left > 0, "with a GPU: {on_gpu} jobs run there, {left} left by it");
     }
 }
 
-/// Returns the jobs the GPU ran and left ([`Ahead::gpu_jobs`]).
-fn pool_with_gpu_matches_one_by_one(ahead: Ahead) -> (u64, u64) {
+/// Returns what [`Ahead::gpu_jobs`] counts.
+fn pool_with_gpu_matches_one_by_one(ahead: Ahead) -> (u64, u64, u64) {
     let pool = matrix_pool(7, 6);
     let cases: Vec<Case> =
         (0..600).map(|i| random_constrained_case(&mut Rng::new(9_100_003u64.wrapping_add(i)), &pool, 1500)).collect();
