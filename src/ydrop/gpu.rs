@@ -119,7 +119,7 @@ struct Prep {
     plan: Plan,
     /// Index into the batch's distinct matrices.
     mat: usize,
-    /// Pass 1 writes its envelope (at most a row per uploaded base of `a`).
+    /// Pass 1 writes its envelope (a row per uploaded base of `a`, and one more).
     record: bool,
     /// Traceback bytes pass 1 may write.
     tb_cap: u32,
@@ -130,7 +130,7 @@ struct Prep {
 impl Prep {
     /// Device bytes of pass 1: the sequences, two rows of (C, D) and the envelope.
     fn dev_bytes(&self) -> usize {
-        let env = if self.record { 16 * self.plan.a_len as usize } else { 0 };
+        let env = if self.record { 16 * (self.plan.a_len as usize + 1) } else { 0 };
         let (a, b) = (self.plan.a_len as usize, self.plan.b_len as usize);
         // pass 1's traceback, row offsets and edit script
         let one_pass = self.tb_cap as usize + 4 * (a + 1) + 4 * (a + b);
@@ -380,7 +380,8 @@ fn run_launch(
         row1_n += p.plan.a_len as u64 + 1;
         ops1_n += p.plan.a_len as u64 + p.plan.b_len as u64;
         if p.record {
-            env_n += p.plan.a_len as u64;
+            // (a job cut short by its traceback memory records the row after its last: a_len + 1 at most)
+            env_n += p.plan.a_len as u64 + 1;
         }
     }
     // the jobs' prefixes, each host byte uploaded once: LASTZ's jobs all point into the same few sequences
