@@ -174,6 +174,8 @@ struct Shared {
     gpu_work: Condvar,
     /// Signalled when a job finishes.
     done: Condvar,
+    /// The GPU thread has a working GPU.
+    gpu_up: std::sync::atomic::AtomicBool,
 }
 
 impl Shared {
@@ -234,6 +236,7 @@ impl Ahead {
             work: Condvar::new(),
             gpu_work: Condvar::new(),
             done: Condvar::new(),
+            gpu_up: std::sync::atomic::AtomicBool::new(false),
         });
         let mut workers = Vec::with_capacity(threads + 1);
         for k in 0..threads {
@@ -378,6 +381,11 @@ impl Ahead {
         self.shared.lock().given_up
     }
 
+    /// Whether the GPU thread has started a GPU (it takes batches from then on).
+    pub fn gpu_running(&self) -> bool {
+        self.shared.gpu_up.load(Relaxed)
+    }
+
     /// Jobs the GPU finished, jobs it left to the CPU workers (past [`GPU_ROW_CAP`]), and jobs the caller ran
     /// itself while they were on the GPU.
     pub fn gpu_jobs(&self) -> (u64, u64, u64) {
@@ -505,7 +513,9 @@ fn gpu_thread(shared: &Shared, threads: usize, explicit: bool, row_cap: u32) {
     twin::share_traceback_budget();
     match GpuRuntime::start() {
         Ok(rt) => {
+            shared.gpu_up.store(true, Relaxed);
             gpu_batches(shared, threads, row_cap, &rt);
+            shared.gpu_up.store(false, Relaxed);
             rt.dispose();
         }
         Err(e) if e.is_closed() || !explicit => {}

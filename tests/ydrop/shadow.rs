@@ -315,8 +315,14 @@ fn ahead_pool_with_gpu_matches_one_by_one() {
 #[test]
 fn ahead_pool_with_gpu_row_cap_matches_one_by_one() {
     let ahead = Ahead::with_gpu_row_cap(2, 30).unwrap();
+    let gpu = warpalign::gpu::GpuRuntime::start().is_ok();
+    // (the jobs go in once the pool's GPU thread takes batches: else the workers may run them all first)
+    let t0 = std::time::Instant::now();
+    while gpu && !ahead.gpu_running() && t0.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
     let (on_gpu, left, _) = pool_with_gpu_matches_one_by_one(ahead);
-    if warpalign::gpu::GpuRuntime::start().is_ok() {
+    if gpu {
         assert!(on_gpu > 0 && left > 0, "with a GPU: {on_gpu} jobs run there, {left} left by it");
     }
 }
