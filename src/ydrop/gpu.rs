@@ -11,7 +11,8 @@
 //! [`SEQ_CAP_GROWN`] bases, a traceback over [`TB_JOB_MAX`] bytes or over the memory budget). A job runs with
 //! [`SEQ_CAP`] bases of each sequence first, and again with more if its path goes further.
 //!
-//! `WARPALIGN_YDROP_GPU_MEM_MB` caps the device memory one launch uses (default: half of the free memory).
+//! `WARPALIGN_YDROP_GPU_MEM_MB` caps the device memory one launch uses (default: half of the free memory, at
+//! most [`BUDGET_MAX`]).
 //! `WARPALIGN_YDROP_GPU_PROFILE=1` prints, per batch, the jobs each path took and the time of each pass.
 
 use super::twin::{self, shadow::Envelope, y_drop_tail};
@@ -61,6 +62,10 @@ const SEQ_CAP: u32 = 1 << 16;
 const SEQ_CAP_GROWN: u32 = 1 << 24;
 /// Ring cells per row at most; a wider row goes to the twin.
 const RING_MAX: usize = 1 << 16;
+/// Device memory one launch takes at most unless `WARPALIGN_YDROP_GPU_MEM_MB` says: LASTZ processes side by side
+/// share the GPU, and with half the free memory each, 16 H. pylori processes on one H200 ran out of it (the
+/// batch then runs on the CPU, with a notice).
+const BUDGET_MAX: usize = 4 << 30;
 /// Traceback bytes one job may take on the GPU.
 const TB_JOB_MAX: usize = 1 << 28;
 /// Traceback bytes pass 1 may write per job (a job whose path fits them needs no pass 2); less when the memory
@@ -188,7 +193,10 @@ fn batch(
         return Err(format!("{} jobs but {} results", jobs.len(), results.len()));
     }
     let record = envs.is_some();
-    let budget = rt.memory_budget(&crate::env::YDROP_GPU_MEM_MB)?;
+    let budget = match crate::env::YDROP_GPU_MEM_MB.get() {
+        Some(_) => rt.memory_budget(&crate::env::YDROP_GPU_MEM_MB)?,
+        None => rt.memory_budget(&crate::env::YDROP_GPU_MEM_MB)?.min(BUDGET_MAX),
+    };
     let module = rt.module(MODULE_NAME)?;
     let func = module.load_function("ydrop_one_sided").map_err(|e| format!("loading ydrop_one_sided: {e:?}"))?;
     let gather = module.load_function("ydrop_gather").map_err(|e| format!("loading ydrop_gather: {e:?}"))?;
