@@ -43,6 +43,8 @@ pub type Ticket = u64;
 
 /// Jobs one GPU batch takes at most.
 pub const GPU_BATCH_MAX: usize = 4096;
+/// Queued jobs that start the GPU thread with `auto`.
+const GPU_START_QUEUE: usize = 512;
 /// Queued jobs the GPU thread leaves to the caller on a busy machine: it reaches them before a batch would end.
 const BUSY_NEAR: usize = 64;
 /// Rows a job may sweep on the GPU (H. pylori's calls: 62 of 2,428 go past 8,192 rows, with 23% of the cells).
@@ -195,8 +197,11 @@ impl Shared {
 pub struct Ahead {
     shared: Arc<Shared>,
     workers: Vec<JoinHandle<()>>,
-    /// CPU workers (the GPU thread, if any, is the last of `workers`).
+    /// CPU workers.
     threads: usize,
+    /// The GPU thread: to start (whether a GPU that does not start is said, the row cap), and once started.
+    gpu: Option<(bool, u32)>,
+    gpu_thread: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl Ahead {
@@ -247,15 +252,27 @@ impl Ahead {
                 .map_err(|e| Error::Internal(format!("starting a y-drop worker: {e}")))?;
             workers.push(w);
         }
-        if let Some(explicit) = gpu {
-            let s = Arc::clone(&shared);
+        let pool = Ahead { shared, workers, threads, gpu: gpu.map(|e| (e, row_cap)), gpu_thread: Mutex::new(None) };
+        if gpu == Some(true) {
+            pool.start_gpu_thread()?;
+        }
+        Ok(pool)
+    }
+
+    /// Starts the GPU thread, once. With `auto` that waits for [`GPU_START_QUEUE`] queued jobs: a GPU's start
+    /// costs about 0.2 s, which a small run would wait for at its end (LASTZ's mtDNA pair: 0.31 s against 0.07 s).
+    fn start_gpu_thread(&self) -> Result<()> {
+        let Some((explicit, row_cap)) = self.gpu else { return Ok(()) };
+        let mut slot = self.gpu_thread.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.is_none() {
+            let (s, threads) = (Arc::clone(&self.shared), self.threads);
             let w = std::thread::Builder::new()
                 .name("warpalign-ahead-gpu".into())
                 .spawn(move || gpu_thread(&s, threads, explicit, row_cap))
                 .map_err(|e| Error::Internal(format!("starting the y-drop GPU thread: {e}")))?;
-            workers.push(w);
+            *slot = Some(w);
         }
-        Ok(Ahead { shared, workers, threads })
+        Ok(())
     }
 
     pub fn threads(&self) -> usize {
@@ -274,9 +291,13 @@ impl Ahead {
         st.next += 1;
         st.slots.insert(t, Slot::Queued(YdropJob { bounds: std::ptr::null(), ..*job }, priority, bounds));
         st.queue.insert((priority, t));
+        let start_gpu = st.queue.len() >= GPU_START_QUEUE;
         drop(st);
         self.shared.work.notify_one();
         self.shared.gpu_work.notify_one();
+        if start_gpu {
+            self.start_gpu_thread()?;
+        }
         Ok(t)
     }
 
@@ -419,7 +440,8 @@ impl Drop for Ahead {
         self.shared.lock().shutdown = true;
         self.shared.work.notify_all();
         self.shared.gpu_work.notify_all();
-        for w in self.workers.drain(..) {
+        let gpu = self.gpu_thread.get_mut().unwrap_or_else(|p| p.into_inner()).take();
+        for w in self.workers.drain(..).chain(gpu) {
             let _ = w.join();
         }
     }
