@@ -660,6 +660,87 @@ mod tests {
         assert_eq!(s.next(15, 200, 15), 0);
     }
 
+    /// A pool without threads (the tests play the GPU thread's part), sharing the cores when `share`.
+    fn bare_pool(share: bool) -> Ahead {
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State::default()),
+            share: share.then(|| Share::new(1)),
+            work: Condvar::new(),
+            gpu_work: Condvar::new(),
+            done: Condvar::new(),
+            gpu_up: std::sync::atomic::AtomicBool::new(false),
+        });
+        Ahead { shared, workers: Vec::new(), threads: 1, gpu: None, gpu_thread: Mutex::new(None) }
+    }
+
+    fn job(seq: &[u8], sub: &[i32]) -> YdropJob {
+        let n = seq.len() as u32;
+        YdropJob {
+            a: seq.as_ptr(),
+            m: n,
+            b: seq.as_ptr(),
+            n,
+            sub: sub.as_ptr(),
+            gap_open: 400,
+            gap_extend: 30,
+            y_drop: 1000,
+            trim_to_peak: 1,
+            reversed: 0,
+            tb_size: 1 << 20,
+            bounds: std::ptr::null(),
+        }
+    }
+
+    /// What the GPU thread does when it takes the last queued job into a batch.
+    fn take_into_batch(pool: &Ahead) -> (u64, Ticket) {
+        let mut st = pool.shared.lock();
+        let (p, t) = st.queue.pop_last().unwrap();
+        st.slots.insert(t, Slot::Running { cancelled: false, on_gpu: true });
+        st.running += 1;
+        (p, t)
+    }
+
+    #[test]
+    fn a_pool_sharing_the_cores_runs_a_call_still_in_a_batch_in_the_loop() {
+        let (seq, sub) = (b"ACGTACGT".to_vec(), vec![1i32; 256 * 256]);
+        let pool = bare_pool(true);
+        let t = pool.submit(&job(&seq, &sub), 0).unwrap();
+        take_into_batch(&pool);
+        assert!(matches!(pool.take(t).unwrap(), Taken::NotStarted));
+        assert_eq!(pool.gpu_jobs(), (0, 0, 1));
+        // the batch ends: its result is dropped, and nothing waits for it
+        let mut st = pool.shared.lock();
+        finish(&mut st, t, Ok(Some((YdropResult::EMPTY, Envelope::default()))));
+        assert!(st.slots.is_empty() && st.running == 0);
+    }
+
+    #[test]
+    fn a_job_the_gpu_leaves_goes_to_the_cpu_workers_in_its_place() {
+        let (seq, sub) = (b"ACGTACGT".to_vec(), vec![1i32; 256 * 256]);
+        let pool = bare_pool(false);
+        let far = pool.submit(&job(&seq, &sub), 9).unwrap();
+        let near = pool.submit(&job(&seq, &sub), 1).unwrap();
+        let mid = pool.submit(&job(&seq, &sub), 5).unwrap();
+        // the GPU takes the farthest and leaves it (past its row cap): queued again, for the workers only
+        let (p, t) = take_into_batch(&pool);
+        assert_eq!(t, far);
+        {
+            let mut st = pool.shared.lock();
+            let Some(Slot::Running { .. }) = st.slots.insert(t, Slot::Queued(job(&seq, &sub), p, None)) else { panic!() };
+            st.running -= 1;
+            st.held.insert((p, t));
+            // a worker takes the jobs in priority order across both queues
+            assert_eq!(st.pop_for_cpu(), Some((1, near)));
+            assert_eq!(st.pop_for_cpu(), Some((5, mid)));
+            assert_eq!(st.queue.len(), 0);
+            st.held.clear();
+            st.held.insert((p, t));
+        }
+        // the caller reaching it first takes it as not started, and it leaves the queue
+        assert!(matches!(pool.take(far).unwrap(), Taken::NotStarted));
+        assert!(!pool.shared.lock().queued());
+    }
+
     #[test]
     fn procs_running_counts_this_thread() {
         assert!(procs_running().is_some_and(|n| n >= 1));
