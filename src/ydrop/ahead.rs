@@ -244,10 +244,11 @@ impl Ahead {
             gpu_up: std::sync::atomic::AtomicBool::new(false),
         });
         let mut workers = Vec::with_capacity(threads + 1);
+        // (names within Linux's 15 characters, so that per-thread CPU times tell the workers and the GPU thread apart)
         for k in 0..threads {
             let s = Arc::clone(&shared);
             let w = std::thread::Builder::new()
-                .name(format!("warpalign-ahead-{k}"))
+                .name(format!("warpalign-yd-{k}"))
                 .spawn(move || work(&s, k))
                 .map_err(|e| Error::Internal(format!("starting a y-drop worker: {e}")))?;
             workers.push(w);
@@ -267,7 +268,7 @@ impl Ahead {
         if slot.is_none() {
             let (s, threads) = (Arc::clone(&self.shared), self.threads);
             let w = std::thread::Builder::new()
-                .name("warpalign-ahead-gpu".into())
+                .name("warpalign-ydgpu".into())
                 .spawn(move || gpu_thread(&s, threads, explicit, row_cap))
                 .map_err(|e| Error::Internal(format!("starting the y-drop GPU thread: {e}")))?;
             *slot = Some(w);

@@ -1,5 +1,5 @@
 //! `gpustart`: what the GPU's start costs a process, step by step: wall time and resident memory after the
-//! driver and context, after every kernel module's load (from the disk cache when warm), and after one
+//! driver and context, after a second runtime's start, after every kernel module's load (from the disk cache when warm), and after one
 //! page-locked staging buffer; then the mappings holding the most resident memory (from /proc/self/smaps).
 //!
 //! usage: gpustart [STAGING_MB]     (default 64, the ksw engine's launch image)
@@ -37,6 +37,10 @@ fn main() {
     step("process");
     let rt = GpuRuntime::start().unwrap_or_else(|e| panic!("{e}"));
     step(&format!("context on {} and the pack kernel checked", rt.device_name()));
+    // (a process with two runtimes on one device, as LASTZ's search and y-drop pool have, retains the same context)
+    let second = GpuRuntime::start().unwrap_or_else(|e| panic!("{e}"));
+    step("a second runtime: the context retained again, its pack kernel checked");
+    second.dispose();
     for (name, _) in warpalign::gpu::KERNELS {
         rt.module(name).unwrap_or_else(|e| panic!("{e}"));
         step(&format!("module {name} loaded"));
