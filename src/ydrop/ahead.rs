@@ -467,6 +467,10 @@ fn work(shared: &Shared, k: usize) {
             // a wake-up meant for a worker that may run is passed on; this one looks again a period later
             shared.work.notify_one();
             drop(st);
+            // and its kept traceback pages go to the workers that run (twin::TB_KEPT_MAX is the pool's): those
+            // that ran while LASTZ searched, on idle cores, held them while the few that run later faulted theirs
+            // in again for every call
+            twin::release_traceback();
             std::thread::sleep(Share::PERIOD);
             st = shared.lock();
             continue;

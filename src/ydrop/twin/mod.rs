@@ -194,9 +194,13 @@ pub fn share_traceback_budget() {
 }
 
 /// Gives back every traceback page this thread keeps (LASTZ's thread, when an anchor loop ends: the HSP search
-/// that follows makes no call, while the pool's workers run their largest extensions).
+/// that follows makes no call, while the pool's workers run their largest extensions; a pool's worker that may
+/// not run, for the workers that do). Nothing to do when it keeps none.
 pub fn release_traceback() {
     SCRATCH.with_borrow_mut(|t| {
+        if t.tb_kept == 0 {
+            return;
+        }
         if t.budgeted {
             TB_KEPT.fetch_sub(t.tb_kept, std::sync::atomic::Ordering::Relaxed);
         }
@@ -440,6 +444,73 @@ mod tests {
             runs.into_iter().map(|h| h.join().unwrap()).collect()
         });
         assert!(kept.iter().sum::<usize>() <= TB_KEPT_MAX, "{kept:?}");
+        assert!(traceback_kept() <= TB_KEPT_MAX);
+    }
+
+    /// Pages one budgeted thread gives back (a pool's worker that may not run) go to the budgeted thread that
+    /// runs next: it no longer faults its traceback in again for every call.
+    #[test]
+    fn released_traceback_pages_go_to_the_threads_that_run() {
+        let _one_at_a_time = LARGE_GRANTS.lock().unwrap_or_else(|e| e.into_inner());
+        // about 36M traceback bytes, more than the budget (as in threads_keep_at_most_the_traceback_budget)
+        let mut x = 1u64;
+        let seq: Vec<u8> = (0..60_001)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                b"ACGT"[(x % 4) as usize]
+            })
+            .collect();
+        let sub: Vec<i32> = (0..256 * 256).map(|i| if i >> 8 == i & 255 { 91 } else { -114 }).collect();
+        let job = YdropJob {
+            a: seq.as_ptr(),
+            m: 60_000,
+            b: seq.as_ptr(),
+            n: 60_000,
+            sub: sub.as_ptr(),
+            gap_open: 400,
+            gap_extend: 30,
+            y_drop: 10_000,
+            trim_to_peak: 1,
+            reversed: 0,
+            tb_size: 80 << 20,
+            bounds: std::ptr::null(),
+        };
+        let run = || {
+            let mut r = YdropResult::EMPTY;
+            one_sided(&job, &mut r).expect("fits");
+            r.release();
+            SCRATCH.with_borrow(|t| t.tb_kept)
+        };
+        // (assertions after the threads end: a thread that panicked between barriers would hang the other)
+        let (a_ran, a_released, b_ran) = (std::sync::Barrier::new(2), std::sync::Barrier::new(2), std::sync::Barrier::new(2));
+        let ((a_kept, a_after, a_resident), (b_first, b_second)) = std::thread::scope(|s| {
+            let a = s.spawn(|| {
+                share_traceback_budget();
+                let kept = run();
+                a_ran.wait();
+                b_ran.wait();
+                release_traceback();
+                let after = SCRATCH.with_borrow(|t| (t.tb_kept, resident_pages(t.sweep.tb.as_ptr(), t.sweep.tb.capacity())));
+                a_released.wait();
+                (kept, after.0, after.1)
+            });
+            let b = s.spawn(|| {
+                share_traceback_budget();
+                a_ran.wait();
+                let first = run();
+                b_ran.wait();
+                a_released.wait();
+                (first, run())
+            });
+            (a.join().unwrap(), b.join().unwrap())
+        });
+        assert!(a_kept > 1 << 20, "the first thread keeps {a_kept}");
+        // (but the buffer's first page, which it shares with the allocation's head)
+        assert_eq!(a_after, 0);
+        assert!(a_resident <= 1, "{a_resident} pages left");
+        assert!(b_second > b_first + (1 << 20), "kept {b_first} then {b_second}");
         assert!(traceback_kept() <= TB_KEPT_MAX);
     }
 
