@@ -1,8 +1,10 @@
 // Batched ydrop_one_sided_align (LASTZ 1.04.52, gapped_extend.c), unconstrained jobs, bit-exact with the Rust
-// twin (src/ydrop/twin/), which is verified against upstream. One block of 4 warps per job (a job's rows are
-// sequential, so the threads of one row bound its latency: 4 warps took 2.8x less time than 1 on H. pylori's
-// calls, 8 warps only 7% less than 4), rows in order, each thread holding 4 consecutive columns of a chunk of
-// 512; one or two launches per batch (FastZ-style):
+// twin (src/ydrop/twin/), which is verified against upstream. One block of 8 warps per job, rows in order, each
+// thread holding 2 consecutive columns of a chunk of 512. A job's rows are sequential, so its latency is a row's
+// dependent instructions: with one warp per scheduler nothing hides them (4.8 cycles an instruction under Nsight
+// Compute), and 8 warps of 2 columns each took 1.2-1.26x less time than 4 of 4 on H. pylori's calls (16 warps
+// of 1 column: slower than 4 of 4; 1 warp of 4 columns: 2.8x slower). One or two launches per batch
+// (FastZ-style):
 //  - pass 1 (trace = 0): the whole sweep: score, end, truncation, and the traceback bytes the rows up to the
 //    end row take (LASTZ's `used` after that row); for a job with env, also each
 //    row's envelope (the bounds it began with and the right bounds its end compared with n), which the host
@@ -31,21 +33,25 @@
 // can wrap (|sub| <= 2^27, gapOpen + gapExtend <= 2^24, 0 <= yDrop <= 2^30), and a job gives up (status
 // BAIL, the host runs the twin) when a row would be wider than its ring, wider than 2^24 / E, or best passes
 // 2^30; one that reads past the uploaded prefix of a sequence ends with status SHORT (the host runs it again
-// with longer prefixes).
+// with longer prefixes). So the insertion scan runs in int32 too: S lies above NEG_INF - 2^27 (C is NEG_INF or
+// within yDrop of best), and E times a row's width stays within 2^24 (the model in
+// tests/common/ydrop_kernel_model.rs checks both on every job it runs).
 //
 // Each scan is a thread-local one over the thread's columns, then one scan of the threads' totals (shuffles in a
 // warp, shared memory across the block's warps).
 //
-// Memory per job: two rows of (C, D) in a ring of W cells each (column c at c & (W - 1)); pass 2 also the
-// traceback bytes, the row offsets and the edit script. Blocks never share memory; a block's threads meet at a
-// barrier per block scan and per row (the next row reads what other threads wrote).
+// Memory per job: two rows of (C, D) in a ring of W cells each (column c at c & (W - 1)), in the block's shared
+// memory when W is at most the launch's sh_cells (a row's loads then wait tens of cycles, not hundreds), else in
+// global memory; the substitution scores of the row's base of a, loaded a row ahead into shared memory; pass 2
+// also the traceback bytes, the row offsets and the edit script. Blocks never share memory; a block's threads
+// meet at a barrier per block scan and per row (the next row reads what other threads wrote).
 
 typedef unsigned char u8;
 typedef long long i64;
 
 #define FULL 0xffffffffu
 #define NEG_INF (-1932735283)
-#define NO_Y (-(1LL << 62))
+#define NO_Y I32_MIN
 #define BEST_MAX (1 << 30)
 #define NO_FIRST 2147483647 // (no live column in a thread)
 #define ROW_GAP_MAX (1LL << 24)
@@ -93,24 +99,6 @@ struct YdropOut {
 #define ST_SHORT 2 // (read past an uploaded prefix: longer ones may finish it)
 #define ST_LONG 3 // (past row_cap rows: a job's rows are sequential, so a long one holds its batch; the CPU runs it)
 
-
-__device__ __forceinline__ int incl_max(int v, int lane)
-{
-	for (int o = 1; o < 32; o <<= 1) {
-		const int t = __shfl_up_sync(FULL, v, o);
-		if (lane >= o) v = max(v, t);
-	}
-	return v;
-}
-
-__device__ __forceinline__ i64 incl_max64(i64 v, int lane)
-{
-	for (int o = 1; o < 32; o <<= 1) {
-		const i64 t = __shfl_up_sync(FULL, v, o);
-		if (lane >= o) v = max(v, t);
-	}
-	return v;
-}
 
 // Exclusive prefix max over the block's threads in order (NW warps), and the block's total.
 template <int NW, typename T>
@@ -174,13 +162,16 @@ __device__ __forceinline__ void block_sync()
 // row (every thread holds the same row state). With TRACE, rows 1..last_row only, writing traceback bytes and
 // row offsets; without, every row, writing the row offsets and the traceback bytes below tb_cap (none when
 // it is 0). Returns ST_DONE, ST_SHORT, ST_LONG or ST_BAIL (every thread alike); the outcome goes to res (thread 0).
-template <bool TRACE, int K, int NW>
+template <bool TRACE, int K, int NW, bool SHARED_RING>
 __device__ int sweep(const YdropParams &P, const unsigned long long *__restrict__ O, const int *__restrict__ mats,
                      const u8 *__restrict__ seqs, int2 *ring, u8 *tb, unsigned *tb_row, uint4 *env, YdropOut *res,
                      int last_row)
 {
-	constexpr int NT = 32 * NW, CHUNK = NT * K;
-	__shared__ i64 sh_y[NW];
+	constexpr int NT = 32 * NW, CHUNK = NT * K, SUB_PER_THREAD = (256 + NT - 1) / NT;
+	extern __shared__ int2 sh_ring[];
+	// the substitution scores of row r's base of a in sh_sub[r & 1], loaded while row r - 1 runs
+	__shared__ int sh_sub[2][256];
+	__shared__ int sh_y[NW];
 	__shared__ int sh_b[NW], sh_bb[NW], sh_ev[3 * NW], sh_ebb[NW];
 	const int tid = threadIdx.x;
 	const int m = P.m, n = P.n, a_len = P.a_len, b_len = P.b_len;
@@ -189,7 +180,7 @@ __device__ int sweep(const YdropParams &P, const unsigned long long *__restrict_
 	const int tb_len = P.tb_len, ydt = P.y_drop_tail, W = P.ring, wm = W - 1;
 	const u8 *const a = seqs + O[O_A], *const b = seqs + O[O_B];
 	const int *const sub = mats + (i64)P.mat * 65536;
-	int2 *prev = ring + O[O_RING], *cur = prev + W;
+	int2 *prev = SHARED_RING ? sh_ring : ring + O[O_RING], *cur = prev + W;
 	// pass 2 writes every traceback byte of its rows; pass 1 those below its tb_cap, if any
 	const unsigned cap = TRACE ? 0xffffffffu : (unsigned)P.tb_cap;
 	const bool wtb = cap > 0;
@@ -214,6 +205,8 @@ __device__ int sweep(const YdropParams &P, const unsigned long long *__restrict_
 		if (wtb && (unsigned)col < cap) tb[col] = col == 0 ? 0 : FROM_I;
 	}
 	if (wtb && tid == 0) tb_row[0] = 0;
+	if (a_len > 0)
+		for (int t = tid; t < 256; t += NT) sh_sub[1][t] = sub[(int)a[0] * 256 + t];
 	// row 1 reads what other threads wrote
 	block_sync<NW>();
 	unsigned used = cnt + 1;
@@ -239,10 +232,19 @@ __device__ int sweep(const YdropParams &P, const unsigned long long *__restrict_
 		const int ly0 = ly, stop = min(ry, n + 1);
 		if (stop > b_len + 1) return ST_SHORT;
 		if ((i64)(stop - ly0) * E > ROW_GAP_MAX) return ST_BAIL;
-		const int *const srow = sub + (int)a[row - 1] * 256;
+		const int *const srow = sh_sub[row & 1];
+		// the next row's scores, stored at the row's end: their loads wait while the row runs
+		const bool next_sub = row < rows && row < a_len;
+		int sub_next[SUB_PER_THREAD];
+		if (next_sub) {
+			const int *const snext = sub + (int)a[row] * 256;
+#pragma unroll
+			for (int t = 0; t < SUB_PER_THREAD; ++t)
+				if (tid + t * NT < 256) sub_next[t] = snext[tid + t * NT];
+		}
 
 		// carried from chunk to chunk
-		i64 ymax = NO_Y;
+		int ymax = NO_Y;
 		int best_c = best, bnd_c = boundary, np_col = ly0, new_ly = ly0;
 		int ev_best = -1, ev_bnd = -1;
 		bool leading = true;
@@ -265,17 +267,17 @@ __device__ int sweep(const YdropParams &P, const unsigned long long *__restrict_
 
 			// i before each column (ignoring prunes), as max(NEG, max_k y_k) - E*(col - ly0), y_k the open
 			// terms shifted by E*(k + 1 - ly0); yl: the thread's own terms before the column
-			i64 yl[K], yrun = NO_Y;
+			int yl[K], yrun = NO_Y;
 #pragma unroll
 			for (int t = 0; t < K; ++t) {
 				const int col = base + t;
 				const bool act = col < stop;
 				s[t] = (act && col > ly0) ? wadd(t == 0 ? cl : cp[t - 1], srow[b[col - 1]]) : NEG_INF;
 				yl[t] = yrun;
-				if (act && s[t] >= d[t]) yrun = max(yrun, (i64)wsub(s[t], OE) + (i64)E * (col + 1 - ly0));
+				if (act && s[t] >= d[t]) yrun = max(yrun, wsub(s[t], OE) + E * (col + 1 - ly0));
 			}
-			i64 ytot;
-			const i64 yx = max(block_excl_max<NW, i64>(yrun, NO_Y, sh_y, ytot), ymax);
+			int ytot;
+			const int yx = max(block_excl_max<NW, int>(yrun, NO_Y, sh_y, ytot), ymax);
 
 			// C, and the best before each column: the substitution-ended values before it (bl: the thread's own)
 			int iv[K], c[K], bl[K], brun = I32_MIN;
@@ -284,7 +286,8 @@ __device__ int sweep(const YdropParams &P, const unsigned long long *__restrict_
 			for (int t = 0; t < K; ++t) {
 				const int col = base + t;
 				const bool act = col < stop;
-				iv[t] = (int)(max((i64)NEG_INF, max(yx, yl[t])) - (i64)E * (col - ly0));
+				// (wrapping: past the row's end the product may not fit, and nothing reads that column's iv)
+				iv[t] = wsub(max(NEG_INF, max(yx, yl[t])), (int)((unsigned)E * (unsigned)(col - ly0)));
 				const bool gap = d[t] > s[t] || iv[t] > s[t];
 				if (gap) gapm |= 1u << t;
 				c[t] = gap ? (d[t] >= iv[t] ? d[t] : iv[t]) : s[t];
@@ -386,7 +389,7 @@ __device__ int sweep(const YdropParams &P, const unsigned long long *__restrict_
 			ry = np_col + 2;
 		} else {
 			// the row reached its right bound: prolong it with insertions while i stays within y-drop
-			const i64 i_end = max((i64)NEG_INF, ymax) - (i64)E * (stop - ly0);
+			const i64 i_end = (i64)max(NEG_INF, ymax) - (i64)E * (stop - ly0);
 			const i64 floor = (i64)wsub(best, Y), room = (i64)n - ry + 1;
 			i64 k = 0;
 			if (i_end >= floor && room > 0) k = E == 0 ? room : min((i_end - floor) / E + 1, room);
@@ -406,6 +409,11 @@ __device__ int sweep(const YdropParams &P, const unsigned long long *__restrict_
 			}
 		}
 		if (end1 == row) tb_need = used;
+		if (next_sub) {
+#pragma unroll
+			for (int t = 0; t < SUB_PER_THREAD; ++t)
+				if (tid + t * NT < 256) sh_sub[(row + 1) & 1][tid + t * NT] = sub_next[t];
+		}
 		int2 *const t = prev;
 		prev = cur;
 		cur = t;
@@ -452,12 +460,13 @@ __device__ int trace_back(const u8 *tb, const unsigned *tb_row, unsigned *ops, i
 }
 
 // One block of NW warps per job of order[]. trace = 0: pass 1 for every listed job; trace = 1: pass 2 for the
-// listed jobs (each with end1 > 0 and room for tb_need bytes), reading pass 1's results.
+// listed jobs (each with end1 > 0 and room for tb_need bytes), reading pass 1's results. A job whose ring is at
+// most sh_cells keeps it in the dynamic shared memory (2 * sh_cells cells), the others at their ring offset.
 template <int NW, int K>
 __device__ void run_job(const unsigned long long *__restrict__ offs, const YdropParams *__restrict__ par,
                         const int *__restrict__ mats, const u8 *__restrict__ seqs, int2 *ring, u8 *tb,
                         unsigned *tb_row, unsigned *ops, uint4 *env, YdropOut *res, const int *__restrict__ order,
-                        int n_order, int trace)
+                        int n_order, int trace, int sh_cells)
 {
 	const int k = blockIdx.x;
 	if (k >= n_order) return;
@@ -466,7 +475,8 @@ __device__ void run_job(const unsigned long long *__restrict__ offs, const Ydrop
 	const unsigned long long *O = offs + (i64)j * NO;
 	YdropOut *R = res + j;
 	if (!trace) {
-		const int st = sweep<false, K, NW>(P, O, mats, seqs, ring, tb, tb_row, env, R, 0);
+		const int st = P.ring <= sh_cells ? sweep<false, K, NW, true>(P, O, mats, seqs, ring, tb, tb_row, env, R, 0)
+		                                  : sweep<false, K, NW, false>(P, O, mats, seqs, ring, tb, tb_row, env, R, 0);
 		// every traceback byte of the rows up to the end lies below tb_need: when that fits tb_cap, pass 1
 		// wrote them all and traces back here
 		block_sync<NW>();
@@ -478,7 +488,8 @@ __device__ void run_job(const unsigned long long *__restrict__ offs, const Ydrop
 		}
 		return;
 	}
-	const int st = sweep<true, K, NW>(P, O, mats, seqs, ring, tb, tb_row, env, R, R->end1);
+	const int st = P.ring <= sh_cells ? sweep<true, K, NW, true>(P, O, mats, seqs, ring, tb, tb_row, env, R, R->end1)
+	                                  : sweep<true, K, NW, false>(P, O, mats, seqs, ring, tb, tb_row, env, R, R->end1);
 	// the traceback reads what every thread wrote
 	block_sync<NW>();
 	if (threadIdx.x == 0) {
@@ -492,11 +503,11 @@ __device__ void run_job(const unsigned long long *__restrict__ offs, const Ydrop
 	extern "C" __global__ void __launch_bounds__(32 * NW)                                                       \
 	    name(const unsigned long long *__restrict__ offs, const YdropParams *__restrict__ par, const int *__restrict__ mats, \
 	         const u8 *__restrict__ seqs, int2 *ring, u8 *tb, unsigned *tb_row, unsigned *ops, uint4 *env,          \
-	         YdropOut *res, const int *__restrict__ order, int n_order, int trace)                              \
+	         YdropOut *res, const int *__restrict__ order, int n_order, int trace, int sh_cells)                \
 	{                                                                                                           \
-		run_job<NW, K>(offs, par, mats, seqs, ring, tb, tb_row, ops, env, res, order, n_order, trace);          \
+		run_job<NW, K>(offs, par, mats, seqs, ring, tb, tb_row, ops, env, res, order, n_order, trace, sh_cells); \
 	}
-YDROP_ENTRY(ydrop_one_sided, 4, 4)
+YDROP_ENTRY(ydrop_one_sided, 8, 2)
 
 // Pass 1's envelopes and edit scripts gathered into one buffer each, so that the host downloads two buffers
 // instead of two per job: job k's cnt[2k] envelope rows go to genv at gat[2k], its cnt[2k + 1] ops to gops

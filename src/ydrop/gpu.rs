@@ -54,7 +54,7 @@ const ST_SHORT: i32 = 2;
 /// The job went past its row cap ([`one_sided_batch_gpu_capped`]).
 const ST_LONG: i32 = 3;
 /// Warps per job: a block each (the kernel's launch bounds).
-const WARPS_PER_JOB: u32 = 4;
+const WARPS_PER_JOB: u32 = 8;
 /// Bases of each sequence uploaded per job at first: the real calls read a few thousand (measured up to 67k),
 /// while `m` and `n` run to the end of the chromosome; a path past them runs again with `SEQ_CAP_GROWN`.
 const SEQ_CAP: u32 = 1 << 16;
@@ -62,6 +62,9 @@ const SEQ_CAP: u32 = 1 << 16;
 const SEQ_CAP_GROWN: u32 = 1 << 24;
 /// Ring cells per row at most; a wider row goes to the twin.
 const RING_MAX: usize = 1 << 16;
+/// Ring cells per row a block keeps in its shared memory (two rows, 32 KB); a job with a larger ring keeps it in
+/// global memory, whose loads on each row's critical path take hundreds of cycles.
+const SHARED_RING_MAX: usize = 1 << 11;
 /// Device memory one launch takes at most unless `WARPALIGN_YDROP_GPU_MEM_MB` says: LASTZ processes side by side
 /// share the GPU, and with half the free memory each, 16 H. pylori processes on one H200 ran out of it (the
 /// batch then runs on the CPU, with a notice).
@@ -139,7 +142,12 @@ impl Prep {
         let (a, b) = (self.plan.a_len as usize, self.plan.b_len as usize);
         // pass 1's traceback, row offsets and edit script
         let one_pass = self.tb_cap as usize + 4 * (a + 1) + 4 * (a + b);
-        a + b + 16 * self.plan.ring + env + one_pass + 4 * NP + 8 * NO + 4 * NR + 4
+        a + b + self.global_ring_bytes() + env + one_pass + 4 * NP + 8 * NO + 4 * NR + 4
+    }
+
+    /// Global memory for two rows of (C, D): none when the ring fits the block's shared memory.
+    fn global_ring_bytes(&self) -> usize {
+        if self.plan.ring <= SHARED_RING_MAX { 0 } else { 16 * self.plan.ring }
     }
 
     /// Cells of the widest possible sweep, to start the largest jobs first.
@@ -354,6 +362,8 @@ fn run_launch(
     let mut offs = vec![0u64; n * NO];
     let mut seqs: Vec<u8> = Vec::new();
     let (mut ring_n, mut env_n) = (0u64, 0u64);
+    // the launch's shared ring: as wide as its widest job's, within SHARED_RING_MAX
+    let sh_cells = chunk.iter().map(|p| p.plan.ring).filter(|&r| r <= SHARED_RING_MAX).max().unwrap_or(0);
     let (mut tb1_n, mut row1_n, mut ops1_n) = (0u64, 0u64, 0u64);
     for (k, p) in chunk.iter().enumerate() {
         let j = &jobs[p.idx];
@@ -381,7 +391,7 @@ fn run_launch(
         };
         par.extend_from_slice(params.as_ints());
         offs[k * NO + 2] = ring_n;
-        ring_n += 2 * p.plan.ring as u64;
+        ring_n += p.global_ring_bytes() as u64 / 8;
         offs[k * NO + 6] = env_n;
         (offs[k * NO + 3], offs[k * NO + 4], offs[k * NO + 5]) = (tb1_n, row1_n, ops1_n);
         tb1_n += p.tb_cap as u64;
@@ -431,7 +441,7 @@ fn run_launch(
     let mut d_offs = st.clone_htod(&offs).map_err(|e| err("upload", e))?;
     fault.check(Step::Alloc)?;
     // (C, D) pairs as two ints each; every cell a row reads was written by the row before
-    let mut d_ring = st.alloc_zeros::<i32>(2 * ring_n as usize).map_err(|e| err("alloc", e))?;
+    let mut d_ring = st.alloc_zeros::<i32>((2 * ring_n as usize).max(1)).map_err(|e| err("alloc", e))?;
     let mut d_res = st.alloc_zeros::<i32>(n * NR).map_err(|e| err("alloc", e))?;
     // SAFETY: pass 1 writes the traceback bytes, row offsets and edit script it reads or reports.
     let mut d_tb1 = unsafe { st.alloc::<u8>(tb1_n.max(1) as usize) }.map_err(|e| err("alloc", e))?;
@@ -445,7 +455,7 @@ fn run_launch(
     }
     let t = std::time::Instant::now();
     fault.check(Step::Launch)?;
-    launch(st, func, &d_offs, &d_par, &d_mats, &d_seqs, &mut d_ring, (&mut d_tb1, &mut d_row1, &mut d_ops1), &mut d_env, &mut d_res, &d_order, n, 0)?;
+    launch(st, func, &d_offs, &d_par, &d_mats, &d_seqs, &mut d_ring, (&mut d_tb1, &mut d_row1, &mut d_ops1), &mut d_env, &mut d_res, &d_order, n, 0, sh_cells)?;
     fault.check(Step::Sync)?;
     let res = st.clone_dtoh(&d_res).map_err(|e| err("download", e))?;
     let outs: Vec<Out> = (0..n).map(|k| Out::from_ints(&res[k * NR..])).collect();
@@ -548,7 +558,7 @@ fn run_launch(
         let mut d_row = unsafe { st.alloc::<u32>(row_n as usize) }.map_err(|e| err("alloc", e))?;
         let mut d_ops = unsafe { st.alloc::<u32>(ops_n as usize) }.map_err(|e| err("alloc", e))?;
         let t = std::time::Instant::now();
-        launch(st, func, &d_offs, &d_par, &d_mats, &d_seqs, &mut d_ring, (&mut d_tb, &mut d_row, &mut d_ops), &mut d_env, &mut d_res, &d_order, group.len(), 1)?;
+        launch(st, func, &d_offs, &d_par, &d_mats, &d_seqs, &mut d_ring, (&mut d_tb, &mut d_row, &mut d_ops), &mut d_env, &mut d_res, &d_order, group.len(), 1, sh_cells)?;
         let res2 = st.clone_dtoh(&d_res).map_err(|e| err("download", e))?;
         let ops = st.clone_dtoh(&d_ops).map_err(|e| err("download", e))?;
         if let Some(tm) = times.as_deref_mut() {
@@ -603,14 +613,18 @@ fn launch(
     d_order: &cudarc::driver::CudaSlice<i32>,
     n_order: usize,
     trace: i32,
+    sh_cells: usize,
 ) -> Result<(), String> {
-    let cfg = LaunchConfig { grid_dim: (n_order as u32, 1, 1), block_dim: (32 * WARPS_PER_JOB, 1, 1), shared_mem_bytes: 0 };
-    let n_i = n_order as i32;
+    // two rows of (C, D), 8 bytes a cell
+    let shared_mem_bytes = (16 * sh_cells) as u32;
+    let cfg = LaunchConfig { grid_dim: (n_order as u32, 1, 1), block_dim: (32 * WARPS_PER_JOB, 1, 1), shared_mem_bytes };
+    let (n_i, sh_i) = (n_order as i32, sh_cells as i32);
     let mut l = st.launch_builder(func);
-    l.arg(d_offs).arg(d_par).arg(d_mats).arg(d_seqs).arg(d_ring).arg(d_tb).arg(d_row).arg(d_ops).arg(d_env).arg(d_res).arg(d_order).arg(&n_i).arg(&trace);
+    l.arg(d_offs).arg(d_par).arg(d_mats).arg(d_seqs).arg(d_ring).arg(d_tb).arg(d_row).arg(d_ops).arg(d_env).arg(d_res).arg(d_order).arg(&n_i).arg(&trace).arg(&sh_i);
     // SAFETY: the arguments match ydrop_one_sided's signature; par, offs and res hold NP, NO and NR entries per
     // job of the launch, order lists n_order of them, and the offsets stay inside seqs, ring and (pass 2) the
-    // traceback, row and ops buffers, sized above from the same numbers.
+    // traceback, row and ops buffers, sized above from the same numbers; a job whose ring is at most sh_cells
+    // uses the shared memory sized here instead of ring.
     unsafe { l.launch(cfg) }.map_err(|e| format!("ydrop gpu launch: {e:?}"))?;
     Ok(())
 }

@@ -1,7 +1,8 @@
 //! A CPU model of kernels/ydrop_one_sided.cu: the columns of a chunk are arrays, a scan is an index, the ring
-//! is the kernel's. The kernel's chunks are 512 columns (a block of 128 threads, 4 columns each, a thread-local
+//! is the kernel's. The kernel's chunks are 512 columns (a block of 256 threads, 2 columns each, a thread-local
 //! scan then a block scan); the model's are 32, one per array slot: the scans are max and max-plus, so the
-//! chunking changes no value. Its outcome and envelope must equal the twin's wherever the kernel does not give
+//! chunking changes no value. The insertion scan is int32, as the kernel's: the model checks that nothing it
+//! computes overflows (the kernel's header says why nothing can). Its outcome and envelope must equal the twin's wherever the kernel does not give
 //! up, which checks the kernel's algorithm (the row scans, the carries from chunk to chunk, the closed-form
 //! prolongation, the ring, the two passes and each row's envelope) on machines without a GPU;
 //! tests/ydrop/gpu.rs then checks the CUDA code itself against the twin on a GPU. Keep the two in step.
@@ -12,7 +13,7 @@ use warpalign::ydrop::twin::shadow::Envelope;
 use warpalign::ydrop::{YdropJob, TRUNC_MIDWAY, TRUNC_NONE};
 
 const NEG_INF: i32 = -1_932_735_283;
-const NO_Y: i64 = -(1 << 62);
+const NO_Y: i32 = i32::MIN;
 const BEST_MAX: i32 = 1 << 30;
 const ROW_GAP_MAX: i64 = 1 << 24;
 const FROM_C: u8 = 0;
@@ -47,6 +48,11 @@ fn incl_max<T: Copy + Ord>(v: [T; 32]) -> [T; 32] {
 /// The exclusive form of an inclusive scan, with `first` in lane 0 (a shuffle up by one).
 fn shift<T: Copy>(v: [T; 32], first: T) -> [T; 32] {
     std::array::from_fn(|l| if l == 0 { first } else { v[l - 1] })
+}
+
+/// `e * cols`, which the kernel computes in int32: within ROW_GAP_MAX for every column of a row it sweeps.
+fn gap_cost(e: i32, cols: i32) -> i32 {
+    e.checked_mul(cols).expect("a row's gap cost fits i32")
 }
 
 fn last_set(bits: [bool; 32]) -> Option<usize> {
@@ -147,16 +153,24 @@ fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>,
                     NEG_INF
                 }
             });
-            let y: [i64; 32] = std::array::from_fn(|l| {
+            let y: [i32; 32] = std::array::from_fn(|l| {
                 if act[l] && s[l] >= d[l] {
-                    s[l].wrapping_sub(oe) as i64 + e as i64 * (col[l] + 1 - ly0) as i64
+                    s[l].wrapping_sub(oe).checked_add(gap_cost(e, col[l] + 1 - ly0)).expect("the insertion scan fits i32")
                 } else {
                     NO_Y
                 }
             });
             let yi = incl_max(y);
             let yx = shift(yi, NO_Y);
-            let iv: [i32; 32] = std::array::from_fn(|l| ((NEG_INF as i64).max(yx[l].max(ymax)) - e as i64 * (col[l] - ly0) as i64) as i32);
+            // (past the row's end the kernel's value wraps and nothing reads it)
+            let iv: [i32; 32] = std::array::from_fn(|l| {
+                let top = NEG_INF.max(yx[l].max(ymax));
+                if act[l] {
+                    top.checked_sub(gap_cost(e, col[l] - ly0)).expect("the insertion scan fits i32")
+                } else {
+                    top.wrapping_sub(e.wrapping_mul(col[l] - ly0))
+                }
+            });
             let gap: [bool; 32] = std::array::from_fn(|l| d[l] > s[l] || iv[l] > s[l]);
             let c: [i32; 32] = std::array::from_fn(|l| if gap[l] { if d[l] >= iv[l] { d[l] } else { iv[l] } } else { s[l] });
             let bi = incl_max(std::array::from_fn(|l| if act[l] && !gap[l] { s[l] } else { i32::MIN }));
@@ -231,7 +245,7 @@ fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>,
             env.push((ly_in, ry_in, Some(((np_col + 1) as u32, (np_col + 1) as u32))));
             ry = np_col + 2;
         } else {
-            let i_end = (NEG_INF as i64).max(ymax) - e as i64 * (stop - ly0) as i64;
+            let i_end = NEG_INF.max(ymax) as i64 - e as i64 * (stop - ly0) as i64;
             let (floor, room) = (best.wrapping_sub(y_drop) as i64, n as i64 - ry as i64 + 1);
             let mut k = 0i64;
             if i_end >= floor && room > 0 {
