@@ -295,39 +295,66 @@ fn warpalign_y_drop_tail(j: &YdropJob) -> i32 {
     }
 }
 
-/// The kernel's `trace_back`.
-fn trace_back(tb: &[u8], tb_row: &[u32], end1: u32, end2: u32) -> Vec<u32> {
-    let (mut row, mut col, mut prev) = (end1, end2, FROM_C);
+/// The kernel's `trace_back`: a warp's lanes load the 16 x 16 bytes up and left of the path's cell (lane l: row
+/// - l / 2, 8 columns from the window's left + 8 * (l % 2), packed 4 to a word, none at tb_need or beyond), then
+/// the walk takes up to 16 steps through them, each reading its byte from a lane's word.
+fn trace_back(tb: &[u8], tb_row: &[u32], tb_need: u32, end1: u32, end2: u32) -> Vec<u32> {
+    let (mut row, mut col, mut prev) = (end1 as i32, end2 as i32, FROM_C);
     let mut ops: Vec<u32> = Vec::new();
     while row >= 1 || col > 0 {
-        let link = tb[tb_row[row as usize].wrapping_add(col) as usize];
-        let mut step = link & (FROM_I | FROM_D);
-        if prev == FROM_I && link & I_EXTEND != 0 {
-            step = FROM_I;
-        }
-        if prev == FROM_D && link & D_EXTEND != 0 {
-            step = FROM_D;
-        }
-        let kind = match step {
-            FROM_I => {
-                col -= 1;
-                1
+        let (r0, c_lo) = (row, col - 15);
+        let words: [(u32, u32); 32] = std::array::from_fn(|lane| {
+            let (lr, lc) = (r0 - (lane as i32 >> 1), c_lo + (lane as i32 & 1) * 8);
+            let (mut lo, mut hi) = (0u32, 0u32);
+            if lr >= 0 {
+                let base = tb_row[lr as usize];
+                for t in 0..8 {
+                    let at = base.wrapping_add((lc + t) as u32);
+                    let v = if lc + t >= 0 && at < tb_need { tb[at as usize] as u32 } else { 0 };
+                    if t < 4 {
+                        lo |= v << (8 * t);
+                    } else {
+                        hi |= v << (8 * (t - 4));
+                    }
+                }
             }
-            FROM_D => {
-                row -= 1;
-                2
+            (lo, hi)
+        });
+        let mut steps = 0;
+        while steps < 16 && (row >= 1 || col > 0) {
+            let (dc, lane) = (col - c_lo, (((r0 - row) << 1) | ((col - c_lo) >> 3)) as usize);
+            let b = dc & 7;
+            let word = if b & 4 != 0 { words[lane].1 } else { words[lane].0 };
+            let link = ((word >> (8 * (b & 3))) & 0xff) as u8;
+            let mut step = link & (FROM_I | FROM_D);
+            if prev == FROM_I && link & I_EXTEND != 0 {
+                step = FROM_I;
             }
-            _ => {
-                row -= 1;
-                col -= 1;
-                3
+            if prev == FROM_D && link & D_EXTEND != 0 {
+                step = FROM_D;
             }
-        };
-        match ops.last_mut() {
-            Some(t) if *t & 3 == kind && (*t >> 2) < (1 << 30) - 1 => *t += 4,
-            _ => ops.push(4 | kind),
+            let kind = match step {
+                FROM_I => {
+                    col -= 1;
+                    1
+                }
+                FROM_D => {
+                    row -= 1;
+                    2
+                }
+                _ => {
+                    row -= 1;
+                    col -= 1;
+                    3
+                }
+            };
+            match ops.last_mut() {
+                Some(t) if *t & 3 == kind && (*t >> 2) < (1 << 30) - 1 => *t += 4,
+                _ => ops.push(4 | kind),
+            }
+            prev = step;
+            steps += 1;
         }
-        prev = step;
     }
     ops
 }
@@ -353,10 +380,10 @@ pub fn run_recorded_cap(j: &YdropJob, p: &Plan, tb_cap: u32) -> Option<(Outcome,
         return Some(((p1.score, p1.end1, p1.end2, trunc, Vec::new()), env));
     }
     if p1.tb_need <= tb_cap {
-        return Some(((p1.score, p1.end1, p1.end2, trunc, trace_back(&tb1, &row1, p1.end1, p1.end2)), env));
+        return Some(((p1.score, p1.end1, p1.end2, trunc, trace_back(&tb1, &row1, p1.tb_need, p1.end1, p1.end2)), env));
     }
     let mut tb = vec![POISON_TB; p1.tb_need as usize];
     let mut tb_row = vec![u32::MAX; p1.end1 as usize + 1];
     sweep(j, p, Some((&mut tb, &mut tb_row, p1.end1, u32::MAX))).expect("pass 2 repeats pass 1");
-    Some(((p1.score, p1.end1, p1.end2, trunc, trace_back(&tb, &tb_row, p1.end1, p1.end2)), env))
+    Some(((p1.score, p1.end1, p1.end2, trunc, trace_back(&tb, &tb_row, p1.tb_need, p1.end1, p1.end2)), env))
 }
