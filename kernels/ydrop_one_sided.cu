@@ -106,10 +106,8 @@ __device__ __forceinline__ T block_excl_max(T v, T none, T *sh, T &total)
 {
 	const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
 	T inc = v;
-	for (int o = 1; o < 32; o <<= 1) {
-		const T t = __shfl_up_sync(FULL, inc, o);
-		if (lane >= o) inc = max(inc, t);
-	}
+	// (a lane below o gets its own value back, which max leaves as it is)
+	for (int o = 1; o < 32; o <<= 1) inc = max(inc, __shfl_up_sync(FULL, inc, o));
 	T ex = __shfl_up_sync(FULL, inc, 1);
 	if (lane == 0) ex = none;
 	if (NW == 1) {
@@ -118,14 +116,22 @@ __device__ __forceinline__ T block_excl_max(T v, T none, T *sh, T &total)
 	}
 	if (lane == 31) sh[w] = inc;
 	__syncthreads();
-	total = none;
+	// the warps before this one, and all: trees of max, whose depth (not NW) is on the row's critical path
+	T before[NW], all[NW];
 #pragma unroll
 	for (int k = 0; k < NW; ++k) {
-		const T t = sh[k];
-		if (k < w) ex = max(ex, t);
-		total = max(total, t);
+		all[k] = sh[k];
+		before[k] = k < w ? all[k] : none;
 	}
-	return ex;
+#pragma unroll
+	for (int d = 1; d < NW; d <<= 1)
+#pragma unroll
+		for (int k = 0; k + d < NW; k += 2 * d) {
+			before[k] = max(before[k], before[k + d]);
+			all[k] = max(all[k], all[k + d]);
+		}
+	total = all[0];
+	return max(ex, before[0]);
 }
 
 // The block's min of lo and maxes of hi and hi2 (each thread's): the first and last of some columns.
@@ -143,12 +149,24 @@ __device__ __forceinline__ void block_min_max(int &lo, int &hi, int &hi2, int *s
 		sh[2 * NW + w] = hi2;
 	}
 	__syncthreads();
+	int l[NW], h[NW], h2[NW];
 #pragma unroll
 	for (int k = 0; k < NW; ++k) {
-		lo = min(lo, sh[k]);
-		hi = max(hi, sh[NW + k]);
-		hi2 = max(hi2, sh[2 * NW + k]);
+		l[k] = sh[k];
+		h[k] = sh[NW + k];
+		h2[k] = sh[2 * NW + k];
 	}
+#pragma unroll
+	for (int d = 1; d < NW; d <<= 1)
+#pragma unroll
+		for (int k = 0; k + d < NW; k += 2 * d) {
+			l[k] = min(l[k], l[k + d]);
+			h[k] = max(h[k], h[k + d]);
+			h2[k] = max(h2[k], h2[k + d]);
+		}
+	lo = l[0];
+	hi = h[0];
+	hi2 = h2[0];
 }
 
 template <int NW>
@@ -175,7 +193,9 @@ __device__ int sweep(const YdropParams &P, const unsigned long long *__restrict_
 	__shared__ int sh_b[NW], sh_bb[NW], sh_ev[3 * NW], sh_ebb[NW];
 	const int tid = threadIdx.x;
 	const int m = P.m, n = P.n, a_len = P.a_len, b_len = P.b_len;
-	const int E = P.gap_extend, OE = wadd(P.gap_open, E), Y = P.y_drop;
+	const int E = P.gap_extend, OE = wadd(P.gap_open, E), Y = P.y_drop, row_cap = P.row_cap;
+	// the widest row whose gap cost E * width stays within ROW_GAP_MAX (any, with E = 0)
+	const int width_max = E > 0 ? (int)(ROW_GAP_MAX / E) : 0x7fffffff;
 	const bool trim = P.trim != 0;
 	const int tb_len = P.tb_len, ydt = P.y_drop_tail, W = P.ring, wm = W - 1;
 	const u8 *const a = seqs + O[O_A], *const b = seqs + O[O_B];
@@ -225,13 +245,13 @@ __device__ int sweep(const YdropParams &P, const unsigned long long *__restrict_
 			rows_entered = row;
 			break;
 		}
-		if (!TRACE && row > P.row_cap) return ST_LONG;
+		if (!TRACE && row > row_cap) return ST_LONG;
 		if (row > a_len) return ST_SHORT;
 		const unsigned row_base = used - (unsigned)ly;
 		if (wtb && tid == 0) tb_row[row] = row_base;
 		const int ly0 = ly, stop = min(ry, n + 1);
 		if (stop > b_len + 1) return ST_SHORT;
-		if ((i64)(stop - ly0) * E > ROW_GAP_MAX) return ST_BAIL;
+		if (stop - ly0 > width_max) return ST_BAIL;
 		const int *const srow = sh_sub[row & 1];
 		// the next row's scores, stored at the row's end: their loads wait while the row runs
 		const bool next_sub = row < rows && row < a_len;

@@ -129,7 +129,8 @@ fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>,
             tb_row[row as usize] = row_base;
         }
         let (ly0, stop) = (ly, ry.min(n + 1));
-        if stop > p.b_len as i32 + 1 || (stop - ly0) as i64 * e as i64 > ROW_GAP_MAX {
+        let width_max = if e > 0 { (ROW_GAP_MAX / e as i64) as i32 } else { i32::MAX };
+        if stop > p.b_len as i32 + 1 || stop - ly0 > width_max {
             return None;
         }
         let srow = &sub[a[row as usize - 1] as usize * 256..][..256];
