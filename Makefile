@@ -51,7 +51,8 @@ $(TOOLS)/warpalign-kernels: $(RUST_SRC)
 	$(CARGO) build --release -p warpalign --bin warpalign-kernels
 	rm -rf $@ && mkdir -p $@
 	nvrtc=$$(tests/nvrtc-path); LD_LIBRARY_PATH="$${nvrtc:+$$nvrtc:}$$LD_LIBRARY_PATH" \
-	  $(T)/release/warpalign-kernels $@ $(KERNEL_ARCHS) || echo "make: no GPU kernels compiled here; the tools compile them at their first run"
+	  $(T)/release/warpalign-kernels $@ $(KERNEL_ARCHS) || { rc=$$?; [ $$rc = 3 ] || { rm -rf $@; exit $$rc; }; \
+	  echo "make: no GPU kernels compiled here (no NVRTC); the tools compile them at their first run"; }
 
 # Reference builds: the pinned sources exactly as fetched, built with upstream's own Makefiles.
 $(TOOLS)/minimap2-ref: | vendor
