@@ -109,7 +109,9 @@ impl DeviceTable {
             query_len: 0,
         };
         let matrix: Vec<i32> = e.scoring.0.iter().flatten().copied().collect();
-        let stream = rt.lease_stream()?.clone();
+        // (held until the upload ends: a lease given back at once let other threads queue on this stream)
+        let lease = rt.lease_stream()?;
+        let stream = Arc::clone(&lease);
         let up = driver("upload");
         let table = DeviceTable {
             ordinal: rt.ordinal(),
@@ -125,6 +127,7 @@ impl DeviceTable {
             stream,
         };
         table.stream.synchronize().map_err(driver("upload"))?;
+        drop(lease);
         Ok(table)
     }
 }
