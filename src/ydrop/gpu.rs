@@ -120,6 +120,12 @@ pub fn plan(j: &YdropJob) -> Option<Plan> {
     plan_with(j, || matrix_fits(j.sub))
 }
 
+/// Ring cells per row in a launch's shared memory: its widest ring within SHARED_RING_MAX (0: none). The jobs
+/// with those rings keep their rows there, the others in global memory.
+fn shared_ring_cells(chunk: &[Prep]) -> usize {
+    chunk.iter().map(|p| p.plan.ring).filter(|&r| r <= SHARED_RING_MAX).max().unwrap_or(0)
+}
+
 /// A job the kernel runs.
 #[derive(Clone, Copy)]
 struct Prep {
@@ -362,8 +368,7 @@ fn run_launch(
     let mut offs = vec![0u64; n * NO];
     let mut seqs: Vec<u8> = Vec::new();
     let (mut ring_n, mut env_n) = (0u64, 0u64);
-    // the launch's shared ring: as wide as its widest job's, within SHARED_RING_MAX
-    let sh_cells = chunk.iter().map(|p| p.plan.ring).filter(|&r| r <= SHARED_RING_MAX).max().unwrap_or(0);
+    let sh_cells = shared_ring_cells(chunk);
     let (mut tb1_n, mut row1_n, mut ops1_n) = (0u64, 0u64, 0u64);
     for (k, p) in chunk.iter().enumerate() {
         let j = &jobs[p.idx];
@@ -627,4 +632,24 @@ fn launch(
     // uses the shared memory sized here instead of ring.
     unsafe { l.launch(cfg) }.map_err(|e| format!("ydrop gpu launch: {e:?}"))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prep(ring: usize) -> Prep {
+        Prep { idx: 0, plan: Plan { a_len: 100, b_len: 100, ring }, mat: 0, record: false, tb_cap: 0, row_cap: 0 }
+    }
+
+    #[test]
+    fn rings_up_to_the_shared_limit_take_no_global_memory() {
+        let launch = [prep(512), prep(SHARED_RING_MAX), prep(2 * SHARED_RING_MAX)];
+        assert_eq!(shared_ring_cells(&launch), SHARED_RING_MAX);
+        let global: Vec<usize> = launch.iter().map(Prep::global_ring_bytes).collect();
+        assert_eq!(global, [0, 0, 16 * 2 * SHARED_RING_MAX]);
+        assert_eq!(launch[0].dev_bytes() + 16 * 2 * SHARED_RING_MAX, launch[2].dev_bytes());
+        assert_eq!(shared_ring_cells(&[prep(64), prep(256)]), 256);
+        assert_eq!(shared_ring_cells(&[prep(4 * SHARED_RING_MAX)]), 0);
+    }
 }
