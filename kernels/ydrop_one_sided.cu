@@ -24,7 +24,9 @@
 //    best - yDrop, so every cell where they differ is pruned either way or decided by D or S alone, and the
 //    only bit that differs is the I_EXTEND of a cell whose I state is below best - yDrop: off every path.
 //  - best before a cell: the exclusive prefix max of S over substitution-ended cells, seeded with the best so
-//    far (a pruned one lies below best - yDrop, so it never raises it).
+//    far (a pruned one lies below best - yDrop, so it never raises it). Taken over the cells with S >= D, it is
+//    the same max (where i > S >= D, i came from an earlier S >= D above S, and so on down to a
+//    substitution-ended one), so it needs no i and both scans run at once.
 // Then the prune decisions, the leading prunes (LASTZ's LY), the last live column, the events that move the
 // end (a later cell wins a tie; with --noytrim a boundary cell wins over a best one in the same cell) and the
 // stores follow without dependencies. Prolongation is closed form: i - k*E while it stays >= best - yDrop.
@@ -38,7 +40,8 @@
 // tests/common/ydrop_kernel_model.rs checks both on every job it runs).
 //
 // Each scan is a thread-local one over the thread's columns, then one scan of the threads' totals (shuffles in a
-// warp, shared memory across the block's warps).
+// warp, shared memory across the block's warps), the two side by side with one barrier. 1 warp of 16 or 8 columns
+// and 2 of 8 took 1.8-3x longer than 8 warps of 2 on H. pylori's calls.
 //
 // Memory per job: two rows of (C, D) in a ring of W cells each (column c at c & (W - 1)), in the block's shared
 // memory when W is at most the launch's sh_cells (a row's loads then wait tens of cycles, not hundreds), else in
@@ -134,6 +137,54 @@ __device__ __forceinline__ T block_excl_max(T v, T none, T *sh, T &total)
 	return max(ex, before[0]);
 }
 
+// Two exclusive prefix maxes over the block's threads in order (NW warps) and their totals, with one barrier.
+template <int NW>
+__device__ __forceinline__ void block_excl_max2(int v0, int none0, int v1, int none1, int2 *sh, int &ex0, int &tot0,
+                                                int &ex1, int &tot1)
+{
+	const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+	int i0 = v0, i1 = v1;
+	for (int o = 1; o < 32; o <<= 1) {
+		i0 = max(i0, __shfl_up_sync(FULL, i0, o));
+		i1 = max(i1, __shfl_up_sync(FULL, i1, o));
+	}
+	ex0 = __shfl_up_sync(FULL, i0, 1);
+	ex1 = __shfl_up_sync(FULL, i1, 1);
+	if (lane == 0) {
+		ex0 = none0;
+		ex1 = none1;
+	}
+	if (NW == 1) {
+		tot0 = __shfl_sync(FULL, i0, 31);
+		tot1 = __shfl_sync(FULL, i1, 31);
+		return;
+	}
+	if (lane == 31) sh[w] = make_int2(i0, i1);
+	__syncthreads();
+	int b0[NW], b1[NW], a0[NW], a1[NW];
+#pragma unroll
+	for (int k = 0; k < NW; ++k) {
+		const int2 v = sh[k];
+		a0[k] = v.x;
+		a1[k] = v.y;
+		b0[k] = k < w ? v.x : none0;
+		b1[k] = k < w ? v.y : none1;
+	}
+#pragma unroll
+	for (int d = 1; d < NW; d <<= 1)
+#pragma unroll
+		for (int k = 0; k + d < NW; k += 2 * d) {
+			b0[k] = max(b0[k], b0[k + d]);
+			b1[k] = max(b1[k], b1[k + d]);
+			a0[k] = max(a0[k], a0[k + d]);
+			a1[k] = max(a1[k], a1[k + d]);
+		}
+	tot0 = a0[0];
+	tot1 = a1[0];
+	ex0 = max(ex0, b0[0]);
+	ex1 = max(ex1, b1[0]);
+}
+
 // The block's min of lo and maxes of hi and hi2 (each thread's): the first and last of some columns.
 template <int NW>
 __device__ __forceinline__ void block_min_max(int &lo, int &hi, int &hi2, int *sh)
@@ -189,8 +240,8 @@ __device__ int sweep(const YdropParams &P, const unsigned long long *__restrict_
 	extern __shared__ int2 sh_ring[];
 	// the substitution scores of row r's base of a in sh_sub[r & 1], loaded while row r - 1 runs
 	__shared__ int sh_sub[2][256];
-	__shared__ int sh_y[NW];
-	__shared__ int sh_b[NW], sh_bb[NW], sh_ev[3 * NW], sh_ebb[NW];
+	__shared__ int2 sh_yb[NW];
+	__shared__ int sh_bb[NW], sh_ev[3 * NW], sh_ebb[NW];
 	const int tid = threadIdx.x;
 	const int m = P.m, n = P.n, a_len = P.a_len, b_len = P.b_len;
 	const int E = P.gap_extend, OE = wadd(P.gap_open, E), Y = P.y_drop, row_cap = P.row_cap;
@@ -287,35 +338,38 @@ __device__ int sweep(const YdropParams &P, const unsigned long long *__restrict_
 
 			// i before each column (ignoring prunes), as max(NEG, max_k y_k) - E*(col - ly0), y_k the open
 			// terms shifted by E*(k + 1 - ly0); yl: the thread's own terms before the column
-			int yl[K], yrun = NO_Y;
+			// bl: the thread's own S before the column over the cells with S >= D. That max equals the one over
+			// substitution-ended cells (S >= D and S >= I): where I > S, I came from an earlier S >= D above S, so
+			// the scan of best needs no I and runs beside the scan of i.
+			int yl[K], yrun = NO_Y, bl[K], brun = I32_MIN;
 #pragma unroll
 			for (int t = 0; t < K; ++t) {
 				const int col = base + t;
 				const bool act = col < stop;
 				s[t] = (act && col > ly0) ? wadd(t == 0 ? cl : cp[t - 1], srow[b[col - 1]]) : NEG_INF;
 				yl[t] = yrun;
-				if (act && s[t] >= d[t]) yrun = max(yrun, wsub(s[t], OE) + E * (col + 1 - ly0));
+				bl[t] = brun;
+				if (act && s[t] >= d[t]) {
+					yrun = max(yrun, wsub(s[t], OE) + E * (col + 1 - ly0));
+					brun = max(brun, s[t]);
+				}
 			}
-			int ytot;
-			const int yx = max(block_excl_max<NW, int>(yrun, NO_Y, sh_y, ytot), ymax);
+			int ytot, btot, yex, bex;
+			block_excl_max2<NW>(yrun, NO_Y, brun, I32_MIN, sh_yb, yex, ytot, bex, btot);
+			const int yx = max(yex, ymax), bx = max(bex, best_c);
 
-			// C, and the best before each column: the substitution-ended values before it (bl: the thread's own)
-			int iv[K], c[K], bl[K], brun = I32_MIN;
+			// C
+			int iv[K], c[K];
 			unsigned gapm = 0;
 #pragma unroll
 			for (int t = 0; t < K; ++t) {
 				const int col = base + t;
-				const bool act = col < stop;
 				// (wrapping: past the row's end the product may not fit, and nothing reads that column's iv)
 				iv[t] = wsub(max(NEG_INF, max(yx, yl[t])), (int)((unsigned)E * (unsigned)(col - ly0)));
 				const bool gap = d[t] > s[t] || iv[t] > s[t];
 				if (gap) gapm |= 1u << t;
 				c[t] = gap ? (d[t] >= iv[t] ? d[t] : iv[t]) : s[t];
-				bl[t] = brun;
-				if (act && !gap) brun = max(brun, s[t]);
 			}
-			int btot;
-			const int bx = max(block_excl_max<NW, int>(brun, I32_MIN, sh_b, btot), best_c);
 
 			// prunes, the end events of substitution-ended cells, the stores; boundary candidates (bbl: the
 			// thread's own before the column)

@@ -174,7 +174,14 @@ fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>,
             });
             let gap: [bool; 32] = std::array::from_fn(|l| d[l] > s[l] || iv[l] > s[l]);
             let c: [i32; 32] = std::array::from_fn(|l| if gap[l] { if d[l] >= iv[l] { d[l] } else { iv[l] } } else { s[l] });
-            let bi = incl_max(std::array::from_fn(|l| if act[l] && !gap[l] { s[l] } else { i32::MIN }));
+            // the kernel's best before a column: S over the cells with S >= D, which must equal S over the
+            // substitution-ended ones (an I above S came from an earlier S >= D above it)
+            let bi = incl_max(std::array::from_fn(|l| if act[l] && s[l] >= d[l] { s[l] } else { i32::MIN }));
+            let bi_sub = incl_max(std::array::from_fn(|l| if act[l] && !gap[l] { s[l] } else { i32::MIN }));
+            assert!(
+                (0..32).all(|l| bi[l].max(best_c) == bi_sub[l].max(best_c)),
+                "S >= D and substitution-ended cells give the same best"
+            );
             let bx: [i32; 32] = shift(bi, i32::MIN).map(|v| v.max(best_c));
             let pruned: [bool; 32] = std::array::from_fn(|l| act[l] && c[l] < bx[l].wrapping_sub(y_drop));
             let live_sub: [bool; 32] = std::array::from_fn(|l| act[l] && !gap[l] && !pruned[l]);
