@@ -8,6 +8,7 @@
 //! them after the batch and, separately, beside it (as LASTZ's pool does). Every GPU
 //! result is checked against the twin's (a mismatch is printed and the exit status is 1). Each timing is
 //! the best of `--reps` runs (default 3), after one untimed GPU warm-up. Cells: the twin's swept cells.
+//! (c) and (d) also print the time per row of each launch's longest call (an upper bound on a row's latency).
 //! `--take N` keeps the first N calls only. `--largest K` also times the K largest calls with the default
 //! sweep, each alone on one thread and then all K at once on K fresh threads (how much a call slows down when
 //! every core runs one, as in LASTZ's pool at the start of its anchor loop).
@@ -249,14 +250,39 @@ fn main() {
             std::process::exit((bad.get() > 0) as i32);
         }
     };
+    // A call's rows are sequential on the GPU, so a launch takes at least its longest call's rows times a row's
+    // latency: the time per row of those calls bounds the row latency from above.
+    let rows: Vec<u64> = jobs
+        .par_iter()
+        .map(|j| {
+            let (mut r, mut e) = (YdropResult::EMPTY, Envelope::default());
+            twin::shadow::run_recorded(j, &mut r, &mut e).expect("memory for the job");
+            r.release();
+            e.rows() as u64
+        })
+        .collect();
+    let longest_rows = |w: usize| -> u64 { rows.chunks(w.max(1)).map(|c| c.iter().copied().max().unwrap_or(0)).sum() };
     let _ = gpu_all(&rt, &jobs, jobs.len());
     let (tg, got) = best_of(reps, || gpu_all(&rt, &jobs, jobs.len()));
     check("GPU, all", &got);
-    println!("  (c) GPU, one batch           {}  ({:.1}x the twin on {threads} threads)", rate(tg), tn / tg);
+    let lr = longest_rows(jobs.len());
+    println!(
+        "  (c) GPU, one batch           {}  ({:.1}x the twin on {threads} threads; longest call {lr} rows, {:.2} us a row)",
+        rate(tg),
+        tn / tg,
+        tg * 1e6 / lr.max(1) as f64
+    );
     for w in waves {
         let (tw, got) = best_of(reps, || gpu_all(&rt, &jobs, w));
         check(&format!("GPU, wave {w}"), &got);
-        println!("  (d) GPU, waves of {w:5}      {}  ({} waves, {:.2} ms each)", rate(tw), jobs.len().div_ceil(w), tw * 1e3 / jobs.len().div_ceil(w) as f64);
+        let lr = longest_rows(w);
+        println!(
+            "  (d) GPU, waves of {w:5}      {}  ({} waves, {:.2} ms each; their longest calls {lr} rows, {:.2} us a row)",
+            rate(tw),
+            jobs.len().div_ceil(w),
+            tw * 1e3 / jobs.len().div_ceil(w) as f64,
+            tw * 1e6 / lr.max(1) as f64
+        );
     }
     for cap in caps {
         let capped = |beside: bool| {
