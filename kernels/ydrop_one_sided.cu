@@ -9,8 +9,9 @@
 //    end row take (LASTZ's `used` after that row); for a job with env, also each
 //    row's envelope (the bounds it began with and the right bounds its end compared with n), which the host
 //    checks against a call's real earlier alignments (src/ydrop/twin/shadow.rs);
-//    pass 1 also writes the traceback bytes below a per-job cap, and when the rows up to the end fit it (most
-//    jobs), traces back at once;
+//    pass 1 also writes the traceback bytes into the launch's pool, each job claiming bytes as its rows need
+//    them (a long job takes what it uses, not a share fixed beforehand), and when the rows up
+//    to the end are written (all, unless the pool ran out), traces back at once;
 //    a job past row_cap rows ends with ST_LONG: its rows are sequential, so it would hold the launch, and the
 //    host's caller runs it on the CPU;
 //  - pass 2 (trace = 1), for the others: rows 1..end1 again (a row depends only on the rows above), writing
@@ -74,7 +75,6 @@ typedef long long i64;
 struct YdropParams {
 	int m, n, a_len, b_len, mat, gap_open, gap_extend, y_drop, trim, tb_len, y_drop_tail, ring,
 	    env, // (1: pass 1 writes the rows' envelope)
-	    tb_cap, // (traceback bytes pass 1 may write: a job whose path fits needs no pass 2)
 	    row_cap; // (rows pass 1 may enter: a longer job ends with ST_LONG, for the CPU)
 };
 
@@ -101,6 +101,12 @@ struct YdropOut {
 #define ST_BAIL 1
 #define ST_SHORT 2 // (read past an uploaded prefix: longer ones may finish it)
 #define ST_LONG 3 // (past row_cap rows: a job's rows are sequential, so a long one holds its batch; the CPU runs it)
+
+// Pass 1's traceback bytes a job claims from the pool: 16 rows of its ring's width at first (a row takes at most
+// that width), then twice what it claimed last, up to TB_CLAIM_MAX (a claim is an atomic and a barrier; a job
+// leaves at most its last claim unused).
+#define TB_CLAIM_MAX (1u << 20)
+#define NO_CLAIM 0xffffffffu
 
 
 // Exclusive prefix max over the block's threads in order (NW warps), and the block's total.
@@ -229,12 +235,14 @@ __device__ __forceinline__ void block_sync()
 
 // The sweep of one job by a block of NW warps, thread t holding K columns from col0 + t*K of each chunk of a
 // row (every thread holds the same row state). With TRACE, rows 1..last_row only, writing traceback bytes and
-// row offsets; without, every row, writing the row offsets and the traceback bytes below tb_cap (none when
-// it is 0). Returns ST_DONE, ST_SHORT, ST_LONG or ST_BAIL (every thread alike); the outcome goes to res (thread 0).
+// row offsets; without, every row, writing the row offsets and traceback bytes into the pool (pool_size bytes
+// at tb, pool_top the next unclaimed; none when pool_size is 0) while its claims succeed: tb_rows is the first
+// row not written. Returns ST_DONE, ST_SHORT, ST_LONG or ST_BAIL (every thread alike); the outcome goes to res
+// (thread 0).
 template <bool TRACE, int K, int NW, bool SHARED_RING>
 __device__ int sweep(const YdropParams &P, const unsigned long long *__restrict__ O, const int *__restrict__ mats,
                      const u8 *__restrict__ seqs, int2 *ring, u8 *tb, unsigned *tb_row, uint4 *env, YdropOut *res,
-                     int last_row)
+                     int last_row, unsigned long long *pool_top, unsigned pool_size, int &tb_rows)
 {
 	constexpr int NT = 32 * NW, CHUNK = NT * K, SUB_PER_THREAD = (256 + NT - 1) / NT;
 	extern __shared__ int2 sh_ring[];
@@ -242,6 +250,7 @@ __device__ int sweep(const YdropParams &P, const unsigned long long *__restrict_
 	__shared__ int sh_sub[2][256];
 	__shared__ int2 sh_yb[NW];
 	__shared__ int sh_bb[NW], sh_ev[3 * NW], sh_ebb[NW];
+	__shared__ unsigned sh_claim;
 	const int tid = threadIdx.x;
 	const int m = P.m, n = P.n, a_len = P.a_len, b_len = P.b_len;
 	const int E = P.gap_extend, OE = wadd(P.gap_open, E), Y = P.y_drop, row_cap = P.row_cap;
@@ -252,13 +261,31 @@ __device__ int sweep(const YdropParams &P, const unsigned long long *__restrict_
 	const u8 *const a = seqs + O[O_A], *const b = seqs + O[O_B];
 	const int *const sub = mats + (i64)P.mat * 65536;
 	int2 *prev = SHARED_RING ? sh_ring : ring + O[O_RING], *cur = prev + W;
-	// pass 2 writes every traceback byte of its rows; pass 1 those below its tb_cap, if any
-	const unsigned cap = TRACE ? 0xffffffffu : (unsigned)P.tb_cap;
-	const bool wtb = cap > 0;
-	if (wtb) {
-		tb += O[O_TB];
-		tb_row += O[O_TB_ROW];
-	}
+	// pass 2 writes every traceback byte of its rows at its own offset; pass 1 into the pool at pos, claiming
+	// claim bytes whenever fewer than a row's W are left before lim (pass 2: a claim without end)
+	unsigned claim = 16u * (unsigned)W, pos = 0, lim = TRACE ? NO_CLAIM : 0;
+	bool wtb = TRACE || pool_size > 0;
+	tb_rows = 0;
+	if (TRACE) tb += O[O_TB];
+	if (wtb) tb_row += O[O_TB_ROW];
+	// (uniform: every thread takes the branch alike)
+	auto claim_more = [&]() {
+		if (TRACE || !wtb || lim - pos >= (unsigned)W) return;
+		if (tid == 0) {
+			const unsigned long long at = atomicAdd(pool_top, (unsigned long long)claim);
+			sh_claim = at + claim <= pool_size ? (unsigned)at : NO_CLAIM;
+		}
+		block_sync<NW>();
+		// (the next claim's store comes after a row's barrier, so every thread has read this one)
+		const unsigned at = sh_claim;
+		if (at == NO_CLAIM) {
+			wtb = false;
+		} else {
+			pos = at;
+			lim = at + claim;
+			claim = min(2 * claim, TB_CLAIM_MAX);
+		}
+	};
 	// what each row asked of its bounds (the host's shadow::Envelope): pass 1 only
 	const bool rec = !TRACE && P.env != 0 && tid == 0;
 	if (rec) env += O[O_ENV];
@@ -270,12 +297,15 @@ __device__ int sweep(const YdropParams &P, const unsigned long long *__restrict_
 	else if (E == 0) cnt = n;
 	else cnt = (int)min((i64)(Y - OE) / E + 2, (i64)n);
 	if (cnt + 1 > W) return ST_BAIL;
+	claim_more();
 	for (int col = tid; col <= cnt; col += NT) {
 		const int c = col == 0 ? 0 : wsub(wsub(0, OE), (int)((unsigned)(col - 1) * (unsigned)E));
 		prev[col & wm] = make_int2(c, wsub(c, OE));
-		if (wtb && (unsigned)col < cap) tb[col] = col == 0 ? 0 : FROM_I;
+		if (wtb) tb[pos + (unsigned)col] = col == 0 ? 0 : FROM_I;
 	}
-	if (wtb && tid == 0) tb_row[0] = 0;
+	if (wtb && tid == 0) tb_row[0] = pos;
+	if (wtb) tb_rows = 1;
+	pos += (unsigned)(cnt + 1);
 	if (a_len > 0)
 		for (int t = tid; t < 256; t += NT) sh_sub[1][t] = sub[(int)a[0] * 256 + t];
 	// row 1 reads what other threads wrote
@@ -298,8 +328,10 @@ __device__ int sweep(const YdropParams &P, const unsigned long long *__restrict_
 		}
 		if (!TRACE && row > row_cap) return ST_LONG;
 		if (row > a_len) return ST_SHORT;
-		const unsigned row_base = used - (unsigned)ly;
+		claim_more();
+		const unsigned row_base = (TRACE ? used : pos) - (unsigned)ly;
 		if (wtb && tid == 0) tb_row[row] = row_base;
+		if (wtb) tb_rows = row + 1;
 		const int ly0 = ly, stop = min(ry, n + 1);
 		if (stop > b_len + 1) return ST_SHORT;
 		if (stop - ly0 > width_max) return ST_BAIL;
@@ -408,7 +440,7 @@ __device__ int sweep(const YdropParams &P, const unsigned long long *__restrict_
 						link = (o > d2 ? FROM_C : FROM_C | D_EXTEND) | (o > wsub(iv[t], E) ? 0 : I_EXTEND);
 					}
 					cur[col & wm] = pruned ? make_int2(NEG_INF, NEG_INF) : make_int2(c[t], dn);
-					if (wtb && row_base + (unsigned)col < cap) tb[row_base + (unsigned)col] = pruned ? 0 : (u8)link;
+					if (wtb) tb[row_base + (unsigned)col] = pruned ? 0 : (u8)link;
 				}
 			}
 			int w_first = first_live, w_last = last_live, w_eb = last_eb;
@@ -440,6 +472,7 @@ __device__ int sweep(const YdropParams &P, const unsigned long long *__restrict_
 			bnd_c = max(bnd_c, bbtot);
 		}
 		used += (unsigned)(stop - ly0);
+		pos += (unsigned)(stop - ly0);
 		ly = new_ly;
 		rows_entered = row;
 		if (ly >= ry) {
@@ -471,9 +504,10 @@ __device__ int sweep(const YdropParams &P, const unsigned long long *__restrict_
 			for (int j = tid; j < k; j += NT) {
 				const int c = (int)(i_end - (i64)E * j), col = ry + j;
 				cur[col & wm] = make_int2(c, wsub(c, OE));
-				if (wtb && row_base + (unsigned)col < cap) tb[row_base + (unsigned)col] = FROM_I;
+				if (wtb) tb[row_base + (unsigned)col] = FROM_I;
 			}
 			used += (unsigned)k;
+			pos += (unsigned)k;
 			ry += (int)k;
 			if (rec) env[row - 1] = make_uint4(ly_in, ry_in, ry_in, (unsigned)ry | TESTED);
 			// the terminator: a dead cell nothing steps from, with no traceback byte
@@ -510,9 +544,9 @@ __device__ int sweep(const YdropParams &P, const unsigned long long *__restrict_
 // column left, so the lanes load the 16 x 16 traceback bytes up and left of the path's cell at once (lane l: row
 // - l / 2, 8 consecutive columns) and the walk takes up to 16 steps through them with a shuffle each. Serially,
 // each step waited for two dependent loads (its row's offset, then its byte): 10-15% of the kernel's time. Bytes
-// at tb_need or beyond are not read (the rows up to end1 lie below it); the path reads only bytes its rows wrote.
+// at tb_end or beyond are not read (the rows up to end1 lie below it); the path reads only bytes its rows wrote.
 // The last op stays in a register until the next one differs from it (or its run is full).
-__device__ int trace_back(const u8 *tb, const unsigned *tb_row, unsigned tb_need, unsigned *ops, int end1, int end2)
+__device__ int trace_back(const u8 *tb, const unsigned *tb_row, unsigned tb_end, unsigned *ops, int end1, int end2)
 {
 	const int lane = threadIdx.x & 31;
 	int row = end1, col = end2, prev = FROM_C, n_ops = 0;
@@ -526,7 +560,7 @@ __device__ int trace_back(const u8 *tb, const unsigned *tb_row, unsigned tb_need
 #pragma unroll
 			for (int t = 0; t < 8; ++t) {
 				const unsigned at = base + (unsigned)(lc + t);
-				const unsigned v = (lc + t >= 0 && at < tb_need) ? tb[at] : 0u;
+				const unsigned v = (lc + t >= 0 && at < tb_end) ? tb[at] : 0u;
 				if (t < 4) lo |= v << (8 * t);
 				else hi |= v << (8 * (t - 4));
 			}
@@ -569,14 +603,15 @@ __device__ int trace_back(const u8 *tb, const unsigned *tb_row, unsigned tb_need
 	return n_ops;
 }
 
-// One block of NW warps per job of order[]. trace = 0: pass 1 for every listed job; trace = 1: pass 2 for the
-// listed jobs (each with end1 > 0 and room for tb_need bytes), reading pass 1's results. A job whose ring is at
-// most sh_cells keeps it in the dynamic shared memory (2 * sh_cells cells), the others at their ring offset.
+// One block of NW warps per job of order[]. trace = 0: pass 1 for every listed job, tb its pool of pool_size bytes
+// (pool_top zero at the launch); trace = 1: pass 2 for the listed jobs (each with end1 > 0 and room for tb_need
+// bytes at its offset), reading pass 1's results. A job whose ring is at most sh_cells keeps it in the dynamic
+// shared memory (2 * sh_cells cells), the others at their ring offset.
 template <int NW, int K>
 __device__ void run_job(const unsigned long long *__restrict__ offs, const YdropParams *__restrict__ par,
                         const int *__restrict__ mats, const u8 *__restrict__ seqs, int2 *ring, u8 *tb,
                         unsigned *tb_row, unsigned *ops, uint4 *env, YdropOut *res, const int *__restrict__ order,
-                        int n_order, int trace, int sh_cells)
+                        int n_order, int trace, int sh_cells, unsigned long long *pool_top, unsigned pool_size)
 {
 	const int k = blockIdx.x;
 	if (k >= n_order) return;
@@ -584,16 +619,16 @@ __device__ void run_job(const unsigned long long *__restrict__ offs, const Ydrop
 	const YdropParams &P = par[j];
 	const unsigned long long *O = offs + (i64)j * NO;
 	YdropOut *R = res + j;
+	int tb_rows;
 	if (!trace) {
-		const int st = P.ring <= sh_cells ? sweep<false, K, NW, true>(P, O, mats, seqs, ring, tb, tb_row, env, R, 0)
-		                                  : sweep<false, K, NW, false>(P, O, mats, seqs, ring, tb, tb_row, env, R, 0);
-		// every traceback byte of the rows up to the end lies below tb_need: when that fits tb_cap, pass 1
-		// wrote them all and traces back here, in the first warp
+		const int st = P.ring <= sh_cells
+		                   ? sweep<false, K, NW, true>(P, O, mats, seqs, ring, tb, tb_row, env, R, 0, pool_top, pool_size, tb_rows)
+		                   : sweep<false, K, NW, false>(P, O, mats, seqs, ring, tb, tb_row, env, R, 0, pool_top, pool_size, tb_rows);
+		// when the rows up to the end are written, pass 1 traces back here, in the first warp
 		block_sync<NW>();
 		if (threadIdx.x >= 32) return;
-		const bool traced = st == ST_DONE && R->end1 > 0 && (unsigned)R->tb_need <= (unsigned)P.tb_cap;
-		const int n_ops =
-		    traced ? trace_back(tb + O[O_TB], tb_row + O[O_TB_ROW], (unsigned)R->tb_need, ops + O[O_OPS], R->end1, R->end2) : 0;
+		const bool traced = st == ST_DONE && R->end1 > 0 && R->end1 < tb_rows;
+		const int n_ops = traced ? trace_back(tb, tb_row + O[O_TB_ROW], pool_size, ops + O[O_OPS], R->end1, R->end2) : 0;
 		if (threadIdx.x == 0) {
 			R->status = st;
 			R->traced = traced;
@@ -601,8 +636,9 @@ __device__ void run_job(const unsigned long long *__restrict__ offs, const Ydrop
 		}
 		return;
 	}
-	const int st = P.ring <= sh_cells ? sweep<true, K, NW, true>(P, O, mats, seqs, ring, tb, tb_row, env, R, R->end1)
-	                                  : sweep<true, K, NW, false>(P, O, mats, seqs, ring, tb, tb_row, env, R, R->end1);
+	const int st = P.ring <= sh_cells
+	                   ? sweep<true, K, NW, true>(P, O, mats, seqs, ring, tb, tb_row, env, R, R->end1, pool_top, 0, tb_rows)
+	                   : sweep<true, K, NW, false>(P, O, mats, seqs, ring, tb, tb_row, env, R, R->end1, pool_top, 0, tb_rows);
 	// the traceback (the first warp) reads what every thread wrote
 	block_sync<NW>();
 	if (threadIdx.x >= 32) return;
@@ -619,9 +655,11 @@ __device__ void run_job(const unsigned long long *__restrict__ offs, const Ydrop
 	extern "C" __global__ void __launch_bounds__(32 * NW)                                                       \
 	    name(const unsigned long long *__restrict__ offs, const YdropParams *__restrict__ par, const int *__restrict__ mats, \
 	         const u8 *__restrict__ seqs, int2 *ring, u8 *tb, unsigned *tb_row, unsigned *ops, uint4 *env,          \
-	         YdropOut *res, const int *__restrict__ order, int n_order, int trace, int sh_cells)                \
+	         YdropOut *res, const int *__restrict__ order, int n_order, int trace, int sh_cells,                \
+	         unsigned long long *pool_top, unsigned pool_size)                                                  \
 	{                                                                                                           \
-		run_job<NW, K>(offs, par, mats, seqs, ring, tb, tb_row, ops, env, res, order, n_order, trace, sh_cells); \
+		run_job<NW, K>(offs, par, mats, seqs, ring, tb, tb_row, ops, env, res, order, n_order, trace, sh_cells,  \
+		               pool_top, pool_size);                                                                    \
 	}
 YDROP_ENTRY(ydrop_one_sided, 8, 2)
 

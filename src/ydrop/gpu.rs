@@ -1,9 +1,10 @@
 //! `ydrop_one_sided_align` batches on the GPU (kernels/ydrop_one_sided.cu), bit-exact with the twin
 //! (`twin::one_sided`) on every field.
 //!
-//! The kernel runs one block of four warps per job in two passes: pass 1 sweeps every job without traceback and returns
-//! score, end, truncation and the traceback bytes the rows up to the end take; pass 2 sweeps those rows again
-//! for the jobs with a non-empty path, writing the traceback, and traces back. Jobs go to the twin, on the
+//! The kernel runs one block of eight warps per job in one or two passes: pass 1 sweeps every job and returns
+//! score, end, truncation and the traceback bytes the rows up to the end take, writing the traceback into a pool
+//! the launch's jobs claim from as they go, and traces back where the rows up to the end were written; pass 2
+//! sweeps those rows again for the other jobs with a non-empty path (the pool ran out), and traces back. Jobs go to the twin, on the
 //! CPU, where the kernel is not exact or not worth it: degenerate ones (`m` or `n` zero, or the traceback
 //! memory below one row, which the twin answers at once), constrained ones (`bounds` set), negative
 //! `gap_open`, `gap_extend` or `y_drop`, values that could wrap in the kernel's scans (see the kernel's
@@ -28,7 +29,7 @@ use std::sync::Arc;
 const MODULE_NAME: &str = "ydrop_one_sided";
 crate::kernel_struct! {
     /// One job's parameters, as the kernel reads them (`YdropParams` in kernels/ydrop_one_sided.cu).
-    struct Params { m, n, a_len, b_len, mat, gap_open, gap_extend, y_drop, trim, tb_len, y_drop_tail, ring, env, tb_cap, row_cap }
+    struct Params { m, n, a_len, b_len, mat, gap_open, gap_extend, y_drop, trim, tb_len, y_drop_tail, ring, env, row_cap }
 }
 crate::kernel_struct! {
     /// One job's results, as the kernel writes them (`YdropOut` in kernels/ydrop_one_sided.cu).
@@ -71,9 +72,9 @@ const SHARED_RING_MAX: usize = 1 << 11;
 const BUDGET_MAX: usize = 4 << 30;
 /// Traceback bytes one job may take on the GPU.
 const TB_JOB_MAX: usize = 1 << 28;
-/// Traceback bytes pass 1 may write per job (a job whose path fits them needs no pass 2); less when the memory
-/// budget shared by a batch's jobs is smaller.
-const TB_ONE_PASS: usize = 32 << 20;
+/// Pass 1's traceback pool at most (the kernel's offsets into it are 32-bit): its jobs claim from it as their
+/// rows go, and a job whose rows up to the end were written needs no pass 2.
+const TB_POOL_MAX: usize = 1 << 31;
 /// What the kernel's scans can hold without wrapping (the kernel's header says why).
 const SUB_ABS_MAX: i32 = 1 << 27;
 const GAP_OE_MAX: i64 = 1 << 24;
@@ -135,19 +136,17 @@ struct Prep {
     mat: usize,
     /// Pass 1 writes its envelope (a row per uploaded base of `a`, and one more).
     record: bool,
-    /// Traceback bytes pass 1 may write.
-    tb_cap: u32,
     /// Rows pass 1 may enter.
     row_cap: u32,
 }
 
 impl Prep {
-    /// Device bytes of pass 1: the sequences, two rows of (C, D) and the envelope.
+    /// Device bytes of pass 1 but its traceback pool: the sequences, two rows of (C, D) and the envelope.
     fn dev_bytes(&self) -> usize {
         let env = if self.record { 16 * (self.plan.a_len as usize + 1) } else { 0 };
         let (a, b) = (self.plan.a_len as usize, self.plan.b_len as usize);
-        // pass 1's traceback, row offsets and edit script
-        let one_pass = self.tb_cap as usize + 4 * (a + 1) + 4 * (a + b);
+        // pass 1's row offsets and edit script
+        let one_pass = 4 * (a + 1) + 4 * (a + b);
         a + b + self.global_ring_bytes() + env + one_pass + 4 * NP + 8 * NO + 4 * NR + 4
     }
 
@@ -235,14 +234,12 @@ fn batch(
             // (rows up to the cap read no more of a)
             (Some(plan), Some(mat)) => {
                 let plan = Plan { a_len: plan.a_len.min(row_cap.unwrap_or(u32::MAX)), ..plan };
-                preps.push(Prep { idx: i, plan, mat, record, tb_cap: 0, row_cap: row_cap.unwrap_or(i32::MAX as u32).min(i32::MAX as u32) })
+                preps.push(Prep { idx: i, plan, mat, record, row_cap: row_cap.unwrap_or(i32::MAX as u32).min(i32::MAX as u32) })
             }
             _ => cpu_idx.push(i),
         }
     }
     preps.sort_by_key(|p| std::cmp::Reverse(p.work()));
-    let tb_cap = TB_ONE_PASS.min(budget / 4 / preps.len().max(1)) as u32;
-    preps.iter_mut().for_each(|p| p.tb_cap = tb_cap);
 
     let profile = crate::env::YDROP_GPU_PROFILE.get().unwrap_or(false);
     let t0 = std::time::Instant::now();
@@ -369,7 +366,7 @@ fn run_launch(
     let mut seqs: Vec<u8> = Vec::new();
     let (mut ring_n, mut env_n) = (0u64, 0u64);
     let sh_cells = shared_ring_cells(chunk);
-    let (mut tb1_n, mut row1_n, mut ops1_n) = (0u64, 0u64, 0u64);
+    let (mut tb1_n, mut row1_n, mut ops1_n) = (0usize, 0u64, 0u64);
     for (k, p) in chunk.iter().enumerate() {
         let j = &jobs[p.idx];
         let mat = *mat_of.entry(p.mat).or_insert_with(|| {
@@ -391,15 +388,14 @@ fn run_launch(
             y_drop_tail: y_drop_tail(j.gap_extend, j.y_drop, j.n),
             ring: p.plan.ring as i32,
             env: p.record as i32,
-            tb_cap: p.tb_cap as i32,
             row_cap: p.row_cap as i32,
         };
         par.extend_from_slice(params.as_ints());
         offs[k * NO + 2] = ring_n;
         ring_n += p.global_ring_bytes() as u64 / 8;
         offs[k * NO + 6] = env_n;
-        (offs[k * NO + 3], offs[k * NO + 4], offs[k * NO + 5]) = (tb1_n, row1_n, ops1_n);
-        tb1_n += p.tb_cap as u64;
+        (offs[k * NO + 4], offs[k * NO + 5]) = (row1_n, ops1_n);
+        tb1_n = tb1_n.saturating_add((p.work() as usize).min(TB_JOB_MAX));
         row1_n += p.plan.a_len as u64 + 1;
         ops1_n += p.plan.a_len as u64 + p.plan.b_len as u64;
         if p.record {
@@ -448,8 +444,11 @@ fn run_launch(
     // (C, D) pairs as two ints each; every cell a row reads was written by the row before
     let mut d_ring = st.alloc_zeros::<i32>((2 * ring_n as usize).max(1)).map_err(|e| err("alloc", e))?;
     let mut d_res = st.alloc_zeros::<i32>(n * NR).map_err(|e| err("alloc", e))?;
+    // the pool: what the jobs could write, within half the budget (the rest is dev_bytes' share)
+    let pool = tb1_n.min(budget / 2).min(TB_POOL_MAX);
+    let mut d_top = st.alloc_zeros::<u64>(1).map_err(|e| err("alloc", e))?;
     // SAFETY: pass 1 writes the traceback bytes, row offsets and edit script it reads or reports.
-    let mut d_tb1 = unsafe { st.alloc::<u8>(tb1_n.max(1) as usize) }.map_err(|e| err("alloc", e))?;
+    let mut d_tb1 = unsafe { st.alloc::<u8>(pool.max(1)) }.map_err(|e| err("alloc", e))?;
     let mut d_row1 = unsafe { st.alloc::<u32>(row1_n.max(1) as usize) }.map_err(|e| err("alloc", e))?;
     let mut d_ops1 = unsafe { st.alloc::<u32>(ops1_n.max(1) as usize) }.map_err(|e| err("alloc", e))?;
     // SAFETY: pass 1 writes each envelope row it reports (`rows`), and only those are read.
@@ -460,7 +459,7 @@ fn run_launch(
     }
     let t = std::time::Instant::now();
     fault.check(Step::Launch)?;
-    launch(st, func, &d_offs, &d_par, &d_mats, &d_seqs, &mut d_ring, (&mut d_tb1, &mut d_row1, &mut d_ops1), &mut d_env, &mut d_res, &d_order, n, 0, sh_cells)?;
+    launch(st, func, &d_offs, &d_par, &d_mats, &d_seqs, &mut d_ring, (&mut d_tb1, &mut d_row1, &mut d_ops1), &mut d_env, &mut d_res, &d_order, n, 0, sh_cells, (&mut d_top, pool))?;
     fault.check(Step::Sync)?;
     let res = st.clone_dtoh(&d_res).map_err(|e| err("download", e))?;
     let outs: Vec<Out> = (0..n).map(|k| Out::from_ints(&res[k * NR..])).collect();
@@ -511,6 +510,7 @@ fn run_launch(
     if let Some(tm) = times.as_deref_mut() {
         tm.pass1 += t.elapsed().as_secs_f64();
     }
+    drop(d_tb1);
 
     // pass 2 for the jobs with a path, in groups whose traceback fits what pass 1 left of the budget
     let tb_budget = budget.saturating_sub(chunk.iter().map(Prep::dev_bytes).sum());
@@ -563,7 +563,7 @@ fn run_launch(
         let mut d_row = unsafe { st.alloc::<u32>(row_n as usize) }.map_err(|e| err("alloc", e))?;
         let mut d_ops = unsafe { st.alloc::<u32>(ops_n as usize) }.map_err(|e| err("alloc", e))?;
         let t = std::time::Instant::now();
-        launch(st, func, &d_offs, &d_par, &d_mats, &d_seqs, &mut d_ring, (&mut d_tb, &mut d_row, &mut d_ops), &mut d_env, &mut d_res, &d_order, group.len(), 1, sh_cells)?;
+        launch(st, func, &d_offs, &d_par, &d_mats, &d_seqs, &mut d_ring, (&mut d_tb, &mut d_row, &mut d_ops), &mut d_env, &mut d_res, &d_order, group.len(), 1, sh_cells, (&mut d_top, 0))?;
         let res2 = st.clone_dtoh(&d_res).map_err(|e| err("download", e))?;
         let ops = st.clone_dtoh(&d_ops).map_err(|e| err("download", e))?;
         if let Some(tm) = times.as_deref_mut() {
@@ -619,17 +619,19 @@ fn launch(
     n_order: usize,
     trace: i32,
     sh_cells: usize,
+    (d_top, pool): (&mut cudarc::driver::CudaSlice<u64>, usize),
 ) -> Result<(), String> {
     // two rows of (C, D), 8 bytes a cell
     let shared_mem_bytes = (16 * sh_cells) as u32;
     let cfg = LaunchConfig { grid_dim: (n_order as u32, 1, 1), block_dim: (32 * WARPS_PER_JOB, 1, 1), shared_mem_bytes };
-    let (n_i, sh_i) = (n_order as i32, sh_cells as i32);
+    let (n_i, sh_i, pool_u) = (n_order as i32, sh_cells as i32, pool as u32);
     let mut l = st.launch_builder(func);
-    l.arg(d_offs).arg(d_par).arg(d_mats).arg(d_seqs).arg(d_ring).arg(d_tb).arg(d_row).arg(d_ops).arg(d_env).arg(d_res).arg(d_order).arg(&n_i).arg(&trace).arg(&sh_i);
+    l.arg(d_offs).arg(d_par).arg(d_mats).arg(d_seqs).arg(d_ring).arg(d_tb).arg(d_row).arg(d_ops).arg(d_env).arg(d_res).arg(d_order).arg(&n_i).arg(&trace).arg(&sh_i).arg(d_top).arg(&pool_u);
     // SAFETY: the arguments match ydrop_one_sided's signature; par, offs and res hold NP, NO and NR entries per
     // job of the launch, order lists n_order of them, and the offsets stay inside seqs, ring and (pass 2) the
     // traceback, row and ops buffers, sized above from the same numbers; a job whose ring is at most sh_cells
-    // uses the shared memory sized here instead of ring.
+    // uses the shared memory sized here instead of ring; pass 1's claims stay within the pool's bytes (top
+    // zeroed before the launch).
     unsafe { l.launch(cfg) }.map_err(|e| format!("ydrop gpu launch: {e:?}"))?;
     Ok(())
 }
@@ -639,7 +641,7 @@ mod tests {
     use super::*;
 
     fn prep(ring: usize) -> Prep {
-        Prep { idx: 0, plan: Plan { a_len: 100, b_len: 100, ring }, mat: 0, record: false, tb_cap: 0, row_cap: 0 }
+        Prep { idx: 0, plan: Plan { a_len: 100, b_len: 100, ring }, mat: 0, record: false, row_cap: 0 }
     }
 
     #[test]

@@ -33,6 +33,8 @@ struct Pass1 {
     end2: u32,
     truncated: bool,
     tb_need: u32,
+    /// The first row whose traceback bytes were not written (pass 1's pool ran out there).
+    tb_rows: u32,
     /// Each row's (ly, ry) as it began and the right bounds its end compared with n (the kernel's P_ENV).
     rows: Vec<(u32, u32, Option<(u32, u32)>)>,
 }
@@ -59,10 +61,18 @@ fn last_set(bits: [bool; 32]) -> Option<usize> {
     (0..32).rev().find(|&l| bits[l])
 }
 
-/// The kernel's `sweep`: `trace` is `Some((tb, tb_row, last_row, cap))`, writing the traceback bytes below
-/// `cap`: in pass 2 (`cap` u32::MAX), and in pass 1 with a traceback cap (`last_row` m). None: the job bails.
-#[allow(clippy::type_complexity)]
-fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>, u32, u32)>) -> Option<Pass1> {
+/// Where the kernel's sweep writes traceback bytes: pass 2 at the job's own offset (every row), or pass 1 into
+/// a pool of `tb.len()` bytes, claiming from `top` on (other jobs' claims come before) while claims fit.
+struct Trace<'a> {
+    tb: &'a mut [u8],
+    tb_row: &'a mut [u32],
+    last_row: u32,
+    pool: Option<u64>,
+}
+
+/// The kernel's `sweep`, writing traceback bytes as `trace` says (none: pass 1 without a pool). None: the job
+/// bails.
+fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<Trace>) -> Option<Pass1> {
     // SAFETY: the job's contract (the kernel only reads the uploaded prefixes).
     let (a, b, sub) = unsafe {
         (
@@ -90,18 +100,38 @@ fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>,
     if cnt + 1 > w {
         return None;
     }
+    // pass 1's claims: 16 rows of the ring's width, then twice the last, up to the kernel's TB_CLAIM_MAX
+    let pass2 = trace.as_ref().is_some_and(|t| t.pool.is_none());
+    let (mut pos, mut lim, mut claim) = (0u32, if pass2 { u32::MAX } else { 0 }, 16 * w as u32);
+    let mut wtb = trace.is_some();
+    let mut claim_more = |trace: &mut Option<Trace>, pos: &mut u32, lim: &mut u32, wtb: &mut bool| {
+        let Some(Trace { tb, pool: Some(top), .. }) = trace else { return };
+        if !*wtb || lim.wrapping_sub(*pos) >= w as u32 {
+            return;
+        }
+        let at = *top;
+        *top += claim as u64;
+        if at + claim as u64 <= tb.len() as u64 {
+            (*pos, *lim) = (at as u32, at as u32 + claim);
+            claim = (2 * claim).min(1 << 20);
+        } else {
+            *wtb = false;
+        }
+    };
+    claim_more(&mut trace, &mut pos, &mut lim, &mut wtb);
     for col in 0..=cnt {
         let c = if col == 0 { 0 } else { 0i32.wrapping_sub(oe).wrapping_sub(((col - 1) as u32).wrapping_mul(e as u32) as i32) };
         prev[col as usize & wm] = (c, c.wrapping_sub(oe));
-        if let Some((tb, _, _, cap)) = trace.as_mut() {
-            if (col as u32) < *cap {
-                tb[col as usize] = if col == 0 { 0 } else { FROM_I };
-            }
+        if let (Some(t), true) = (trace.as_mut(), wtb) {
+            t.tb[(pos + col as u32) as usize] = if col == 0 { 0 } else { FROM_I };
         }
     }
-    if let Some((_, tb_row, _, _)) = trace.as_mut() {
-        tb_row[0] = 0;
+    let mut tb_rows = 0u32;
+    if let (Some(t), true) = (trace.as_mut(), wtb) {
+        t.tb_row[0] = pos;
+        tb_rows = 1;
     }
+    pos = pos.wrapping_add((cnt + 1) as u32);
     let mut used = (cnt + 1) as u32;
     let (mut ly, mut ry) = (0i32, cnt + 1);
     let (mut best, mut boundary, mut end1, mut end2) = (0i32, NEG_INF, 0i32, 0i32);
@@ -110,8 +140,8 @@ fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>,
     let mut env = Vec::new();
 
     let rows = match &trace {
-        Some((_, _, last, _)) => *last as i32,
-        None => m,
+        Some(t) if pass2 => t.last_row as i32,
+        _ => m,
     };
     for row in 1..=rows {
         let (ly_in, ry_in) = (ly as u32, ry as u32);
@@ -124,9 +154,11 @@ fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>,
         if row > p.a_len as i32 {
             return None;
         }
-        let row_base = used.wrapping_sub(ly as u32);
-        if let Some((_, tb_row, _, _)) = trace.as_mut() {
-            tb_row[row as usize] = row_base;
+        claim_more(&mut trace, &mut pos, &mut lim, &mut wtb);
+        let row_base = (if pass2 { used } else { pos }).wrapping_sub(ly as u32);
+        if let (Some(t), true) = (trace.as_mut(), wtb) {
+            t.tb_row[row as usize] = row_base;
+            tb_rows = row as u32 + 1;
         }
         let (ly0, stop) = (ly, ry.min(n + 1));
         let width_max = if e > 0 { (ROW_GAP_MAX / e as i64) as i32 } else { i32::MAX };
@@ -220,11 +252,8 @@ fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>,
                     (dn, link)
                 };
                 cur[col[l] as usize & wm] = if pruned[l] { (NEG_INF, NEG_INF) } else { (c[l], dn) };
-                if let Some((tb, _, _, cap)) = trace.as_mut() {
-                    let at = row_base.wrapping_add(col[l] as u32);
-                    if at < *cap {
-                        tb[at as usize] = if pruned[l] { 0 } else { link };
-                    }
+                if let (Some(t), true) = (trace.as_mut(), wtb) {
+                    t.tb[row_base.wrapping_add(col[l] as u32) as usize] = if pruned[l] { 0 } else { link };
                 }
             }
             ymax = ymax.max(yi[31]);
@@ -234,6 +263,7 @@ fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>,
             col0 += 32;
         }
         used = used.wrapping_add((stop - ly0) as u32);
+        pos = pos.wrapping_add((stop - ly0) as u32);
         ly = new_ly;
         if ly >= ry {
             env.push((ly_in, ry_in, None));
@@ -265,14 +295,12 @@ fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>,
             for jj in 0..k {
                 let (c, col) = ((i_end - e as i64 * jj) as i32, ry + jj as i32);
                 cur[col as usize & wm] = (c, c.wrapping_sub(oe));
-                if let Some((tb, _, _, cap)) = trace.as_mut() {
-                    let at = row_base.wrapping_add(col as u32);
-                    if at < *cap {
-                        tb[at as usize] = FROM_I;
-                    }
+                if let (Some(t), true) = (trace.as_mut(), wtb) {
+                    t.tb[row_base.wrapping_add(col as u32) as usize] = FROM_I;
                 }
             }
             used = used.wrapping_add(k as u32);
+            pos = pos.wrapping_add(k as u32);
             ry += k as i32;
             env.push((ly_in, ry_in, Some((ry_in, ry as u32))));
             if ry <= n {
@@ -291,6 +319,7 @@ fn sweep(j: &YdropJob, p: &Plan, mut trace: Option<(&mut Vec<u8>, &mut Vec<u32>,
         end2: end2 as u32,
         truncated,
         tb_need,
+        tb_rows,
         rows: env,
     })
 }
@@ -304,9 +333,9 @@ fn warpalign_y_drop_tail(j: &YdropJob) -> i32 {
 }
 
 /// The kernel's `trace_back`: a warp's lanes load the 16 x 16 bytes up and left of the path's cell (lane l: row
-/// - l / 2, 8 columns from the window's left + 8 * (l % 2), packed 4 to a word, none at tb_need or beyond), then
+/// - l / 2, 8 columns from the window's left + 8 * (l % 2), packed 4 to a word, none at tb_end or beyond), then
 /// the walk takes up to 16 steps through them, each reading its byte from a lane's word.
-fn trace_back(tb: &[u8], tb_row: &[u32], tb_need: u32, end1: u32, end2: u32) -> Vec<u32> {
+fn trace_back(tb: &[u8], tb_row: &[u32], tb_end: u32, end1: u32, end2: u32) -> Vec<u32> {
     let (mut row, mut col, mut prev) = (end1 as i32, end2 as i32, FROM_C);
     let mut ops: Vec<u32> = Vec::new();
     while row >= 1 || col > 0 {
@@ -318,7 +347,7 @@ fn trace_back(tb: &[u8], tb_row: &[u32], tb_need: u32, end1: u32, end2: u32) -> 
                 let base = tb_row[lr as usize];
                 for t in 0..8 {
                     let at = base.wrapping_add((lc + t) as u32);
-                    let v = if lc + t >= 0 && at < tb_need { tb[at as usize] as u32 } else { 0 };
+                    let v = if lc + t >= 0 && at < tb_end { tb[at as usize] as u32 } else { 0 };
                     if t < 4 {
                         lo |= v << (8 * t);
                     } else {
@@ -374,24 +403,29 @@ pub fn run(j: &YdropJob, p: &Plan) -> Option<Outcome> {
 
 /// [`run`] with the envelope pass 1 writes.
 pub fn run_recorded(j: &YdropJob, p: &Plan) -> Option<(Outcome, Envelope)> {
-    run_recorded_cap(j, p, 0)
+    run_recorded_pool(j, p, 0, 0)
 }
 
-/// [`run_recorded`] with pass 1 writing the traceback bytes below `tb_cap` (the kernel's P_TB_CAP): a job
-/// whose rows up to the end fit traces back from them, the others take pass 2.
-pub fn run_recorded_cap(j: &YdropJob, p: &Plan, tb_cap: u32) -> Option<(Outcome, Envelope)> {
-    let (mut tb1, mut row1) = (vec![POISON_TB; tb_cap as usize], vec![u32::MAX; p.a_len as usize + 1]);
-    let p1 = if tb_cap > 0 { sweep(j, p, Some((&mut tb1, &mut row1, j.m, tb_cap)))? } else { sweep(j, p, None)? };
+/// [`run_recorded`] with pass 1 writing the traceback into a pool of `pool` bytes, its claims starting at
+/// `start` (other jobs' claims come first): a job whose rows up to the end were written traces back from them,
+/// the others take pass 2.
+pub fn run_recorded_pool(j: &YdropJob, p: &Plan, pool: usize, start: u64) -> Option<(Outcome, Envelope)> {
+    let (mut tb1, mut row1) = (vec![POISON_TB; pool], vec![u32::MAX; p.a_len as usize + 1]);
+    let p1 = if pool > 0 {
+        sweep(j, p, Some(Trace { tb: &mut tb1, tb_row: &mut row1, last_row: j.m, pool: Some(start) }))?
+    } else {
+        sweep(j, p, None)?
+    };
     let env = Envelope::unconstrained(j.n, p1.rows.iter().copied());
     let trunc = if p1.truncated { TRUNC_MIDWAY } else { TRUNC_NONE };
     if p1.end1 == 0 {
         return Some(((p1.score, p1.end1, p1.end2, trunc, Vec::new()), env));
     }
-    if p1.tb_need <= tb_cap {
-        return Some(((p1.score, p1.end1, p1.end2, trunc, trace_back(&tb1, &row1, p1.tb_need, p1.end1, p1.end2)), env));
+    if p1.end1 < p1.tb_rows {
+        return Some(((p1.score, p1.end1, p1.end2, trunc, trace_back(&tb1, &row1, pool as u32, p1.end1, p1.end2)), env));
     }
     let mut tb = vec![POISON_TB; p1.tb_need as usize];
     let mut tb_row = vec![u32::MAX; p1.end1 as usize + 1];
-    sweep(j, p, Some((&mut tb, &mut tb_row, p1.end1, u32::MAX))).expect("pass 2 repeats pass 1");
+    sweep(j, p, Some(Trace { tb: &mut tb, tb_row: &mut tb_row, last_row: p1.end1, pool: None })).expect("pass 2 repeats pass 1");
     Some(((p1.score, p1.end1, p1.end2, trunc, trace_back(&tb, &tb_row, p1.tb_need, p1.end1, p1.end2)), env))
 }

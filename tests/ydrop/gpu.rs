@@ -104,10 +104,11 @@ fn kernel_model_equals_twin() {
             let want = twin_recorded(&j);
             let variants = [p, Plan { ring: 64, ..p }, Plan { a_len: p.a_len.min(40), b_len: p.b_len.min(40), ..p }];
             let mut ran = [1, 0, 0, 0];
-            // pass 1 writing no traceback, a part of it (pass 2 then) or, mostly, all of it
-            let tb_cap = [0, 64, 1 << 20][i as usize % 3];
+            // pass 1 without a pool, with one that runs out (pass 2 then, or not when the end comes first), or,
+            // mostly, with one that holds every row; claims after other jobs' or not
+            let (tb_pool, tb_start) = [(0, 0), (3 << 14, 0), (1 << 22, 1 << 15), (1 << 22, 0)][i as usize % 4];
             for (k, v) in variants.iter().enumerate() {
-                if let Some(got) = ydrop_kernel_model::run_recorded_cap(&j, v, tb_cap) {
+                if let Some(got) = ydrop_kernel_model::run_recorded_pool(&j, v, tb_pool, tb_start) {
                     assert_eq!(got.0, want.0, "case {i} (seed {seed}), {v:?}: model differs from the twin\n  {}", case.describe());
                     assert_eq!(got.1, want.1, "case {i} (seed {seed}), {v:?}: model's envelope differs\n  {}", case.describe());
                     ran[k + 1] = 1;
