@@ -235,6 +235,11 @@ impl<'a> SearchEngine<'a> {
         e
     }
 
+    /// The same engine (its index, and its table on the GPU) under another configuration.
+    pub fn set_config(&mut self, config: SearchConfig) {
+        self.config = SearchConfig { threads: config.threads.max(1), ..config };
+    }
+
     /// Where the strands run.
     pub fn backend(&self) -> Backend {
         if self.gpu.is_some() {

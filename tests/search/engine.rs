@@ -34,12 +34,31 @@ pub fn engine_run(
     config: SearchConfig,
     gpu: bool,
 ) -> Vec<Vec<Hsp>> {
-    let e = SearchEngine::new(engine, target, SeedIndex::for_options(target, o), o, scoring, config);
-    strands
+    engine_runs(engine, target, strands, o, scoring, &[config], gpu).remove(0)
+}
+
+/// [`engine_run`] under each of `configs`, with one engine (one index, one table on the GPU).
+pub fn engine_runs(
+    engine: &Engine,
+    target: &[u8],
+    strands: &[&[u8]],
+    o: &SearchOptions,
+    scoring: &ScoreMatrix,
+    configs: &[SearchConfig],
+    gpu: bool,
+) -> Vec<Vec<Vec<Hsp>>> {
+    let mut e = SearchEngine::new(engine, target, SeedIndex::for_options(target, o), o, scoring, configs[0]);
+    configs
         .iter()
-        .map(|q| match gpu {
-            true => e.search_gpu(q).expect("the table is on the GPU").unwrap_or_else(|err| panic!("GPU search: {err}")),
-            false => e.search_cpu(q),
+        .map(|&config| {
+            e.set_config(config);
+            strands
+                .iter()
+                .map(|q| match gpu {
+                    true => e.search_gpu(q).expect("the table is on the GPU").unwrap_or_else(|err| panic!("GPU search: {err}")),
+                    false => e.search_cpu(q),
+                })
+                .collect()
         })
         .collect()
 }
@@ -62,8 +81,7 @@ pub fn family_vs_twin(what: &str, n: u64, seed: u64, gen: fn(&mut Rng) -> (Vec<u
         let strands: [&[u8]; 2] = [&q, &rc];
         let tw = twin(&t, &strands, &o, &scoring);
         hsps.fetch_add((tw[0].len() + tw[1].len()) as u64, std::sync::atomic::Ordering::Relaxed);
-        for config in configs {
-            let en = engine_run(engine, &t, &strands, &o, &scoring, config, gpu);
+        for (config, en) in configs.iter().zip(engine_runs(engine, &t, &strands, &o, &scoring, &configs, gpu)) {
             if let Some((k, why)) = (0..2).find_map(|k| compare(&en[k], &tw[k]).map(|w| (k, w))) {
                 return Some(format!(
                     "{what} case {i} (seed {seed}; target {} bp, query {} bp, strand {}, seed {pattern}, {o:?}, {config:?}): engine vs twin: {why}",
