@@ -52,7 +52,7 @@ impl SeedIndex {
     }
 
     /// The index of the table LASTZ searches for these options ([`PosTable::for_options`]), for the default
-    /// `--maxwordcount` (none) without building the table: the recorded windows counted per word, then placed
+    /// `--maxwordcount` (none) without building the table: the recorded windows sorted by word, each word's
     /// rightmost first. Panics where [`PosTable::build`] does.
     pub fn for_options(target: &[u8], options: &SearchOptions) -> SeedIndex {
         if options.max_word_count > 0 {
@@ -60,21 +60,21 @@ impl SeedIndex {
         }
         assert!(!target.is_empty(), "the target is empty");
         let (seed, step) = (&options.seed, options.step);
-        // offsets[w]: first the end of word w's list, then (each placement taking one off) its start
+        // (word, position) in one u64; scanned left to right, then reversed so that a stable sort by word
+        // leaves each word's positions rightmost first
+        let mut keys = Vec::new();
+        record_positions(target, seed, step, |word, pos| keys.push((word as u64) << 32 | pos as u64));
+        keys.reverse();
+        sort_by_word(&mut keys, seed.weight);
         let words = 1usize << seed.weight;
-        let mut offsets = vec![0u32; words + 1];
-        record_positions(target, seed, step, |word, _| offsets[word as usize] += 1);
-        for w in 1..words {
-            offsets[w] += offsets[w - 1];
+        let mut offsets = Vec::with_capacity(words + 1);
+        let mut positions = Vec::with_capacity(keys.len());
+        for (i, &k) in keys.iter().enumerate() {
+            let word = (k >> 32) as usize;
+            offsets.resize(word + 1, i as u32);
+            positions.push(k as u32);
         }
-        offsets[words] = offsets[words - 1];
-        // the scan meets a word's positions left to right, and its list holds them rightmost first
-        let mut positions = vec![0u32; offsets[words] as usize];
-        record_positions(target, seed, step, |word, pos| {
-            let slot = &mut offsets[word as usize];
-            *slot -= 1;
-            positions[*slot as usize] = pos;
-        });
+        offsets.resize(words + 1, keys.len() as u32);
         SeedIndex { offsets, positions }
     }
 
@@ -86,6 +86,34 @@ impl SeedIndex {
     #[inline]
     fn count(&self, word: u32) -> u64 {
         (self.offsets[word as usize + 1] - self.offsets[word as usize]) as u64
+    }
+}
+
+/// Sorts `keys` (a word of `bits` bits above 32 low bits) stably by word: LSD radix passes of at most 12
+/// bits, whose counters stay in cache (one pass over 2^24 counters misses it on every key).
+fn sort_by_word(keys: &mut Vec<u64>, bits: u32) {
+    let passes = bits.div_ceil(12).max(1);
+    let digit = bits.div_ceil(passes);
+    let mask = (1u64 << digit) - 1;
+    let mut sorted = vec![0u64; keys.len()];
+    let mut starts = vec![0usize; 1 << digit];
+    for pass in 0..passes {
+        let shift = 32 + pass * digit;
+        let bucket = |k: u64| ((k >> shift) & mask) as usize;
+        starts.fill(0);
+        for &k in keys.iter() {
+            starts[bucket(k)] += 1;
+        }
+        let mut sum = 0;
+        for s in starts.iter_mut() {
+            (*s, sum) = (sum, sum + *s);
+        }
+        for &k in keys.iter() {
+            let b = bucket(k);
+            sorted[starts[b]] = k;
+            starts[b] += 1;
+        }
+        std::mem::swap(keys, &mut sorted);
     }
 }
 

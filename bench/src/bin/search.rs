@@ -72,6 +72,11 @@ fn main() {
     let pt = PosTable::for_options(&target, &o);
     println!("target {} bp, {} strands ({} bp), table {:.2} s", target.len(), strands.len(), strands.iter().map(Vec::len).sum::<usize>(), t0.elapsed().as_secs_f64());
 
+    let t0 = Instant::now();
+    let index = SeedIndex::for_options(&target, &o);
+    println!("index (as the rebuilt LASTZ builds it) {:.1} ms, {} positions", 1e3 * t0.elapsed().as_secs_f64(), index.positions.len());
+    drop(index);
+
     let (t_twin, want) = timed(&strands, |s| search::search(&target, &pt, s, &o, &scoring));
     println!("twin: {:.2} ms per strand, {} HSPs", 1e3 * t_twin, want.iter().map(Vec::len).sum::<usize>());
     let cpu = Engine::cpu();
