@@ -138,22 +138,32 @@ fn index_without_the_table_vs_the_tables() {
     assert!(bad.is_empty(), "{} of {n} indexes differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
 }
 
-/// The genome pairs under their option sets, on `engine` (`gpu`: through `search_gpu`).
+/// The genome pairs under their option sets, on `engine` (`gpu`: through `search_gpu`), the sets in parallel.
 pub fn genomes_vs_twin(engine: &Engine, gpu: bool) {
+    use rayon::prelude::*;
     let scoring = ScoreMatrix::masked_hoxd70();
     let sets = genome_option_sets();
     let config = SearchConfig { block_positions: 100_000, max_hits: 50_000, ..SearchConfig::with_threads(3) };
     let mut hsps = 0;
     let pairs = for_each_genome_pair(|tf, qf, target, strands| {
-        for (pattern, o) in &sets {
-            let tw = twin(target, strands, o, &scoring);
-            let en = engine_run(engine, target, strands, o, &scoring, config, gpu);
-            for (k, (en, tw)) in en.iter().zip(&tw).enumerate() {
-                if let Some(why) = compare(en, tw) {
-                    panic!("{tf} vs {qf} record {} strand {}, seed {pattern} {o:?}: engine vs twin: {why}", k / 2, ['+', '-'][k % 2]);
+        let compared: Vec<Result<usize, String>> = sets
+            .par_iter()
+            .map(|(pattern, o, form)| {
+                let target = form.apply(target);
+                let tw = twin(&target, strands, o, &scoring);
+                let en = engine_run(engine, &target, strands, o, &scoring, config, gpu);
+                match en.iter().zip(&tw).enumerate().find_map(|(k, (en, tw))| compare(en, tw).map(|why| (k, why))) {
+                    Some((k, why)) => Err(format!(
+                        "{tf} vs {qf} record {} strand {}, seed {pattern} {o:?} {form:?}: engine vs twin: {why}",
+                        k / 2,
+                        ['+', '-'][k % 2]
+                    )),
+                    None => Ok(tw.iter().map(Vec::len).sum()),
                 }
-                hsps += tw.len();
-            }
+            })
+            .collect();
+        for c in compared {
+            hsps += c.unwrap_or_else(|why| panic!("{why}"));
         }
     });
     eprintln!("{pairs} genome pairs x {} option sets, {hsps} HSPs compared", sets.len());

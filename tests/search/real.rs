@@ -36,8 +36,33 @@ const PAIRS: &[(&str, &str)] = &[
     ("hpylori_G27.fasta.gz", "hpylori_SJM180.fasta.gz"),
 ];
 
-/// The option sets the genome pairs run under: the seed's pattern (for the oracle) and the options.
-pub fn genome_option_sets() -> Vec<(String, SearchOptions)> {
+/// How a genome set presents the target: as read, soft-masked (lowercase, which no seed word covers, as
+/// LASTZ reads a soft-masked file without `[unmask]`), or a subrange (`target[from..to]`, as LASTZ's
+/// `[from..to]` cuts it).
+#[derive(Clone, Copy, Debug)]
+pub enum TargetForm {
+    AsRead,
+    /// Lowercase in every third block of this many bases.
+    SoftMasked(usize),
+    /// From and to, in thousandths of the target's length.
+    Subrange(usize, usize),
+}
+
+impl TargetForm {
+    pub fn apply<'a>(self, target: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
+        match self {
+            TargetForm::AsRead => target.into(),
+            TargetForm::SoftMasked(block) => {
+                target.iter().enumerate().map(|(i, &c)| if (i / block) % 3 == 0 { c.to_ascii_lowercase() } else { c }).collect::<Vec<u8>>().into()
+            }
+            TargetForm::Subrange(from, to) => target[target.len() * from / 1000..target.len() * to / 1000].into(),
+        }
+    }
+}
+
+/// The option sets the genome pairs run under: the seed's pattern (for the oracle), the options, and the
+/// target's form.
+pub fn genome_option_sets() -> Vec<(String, SearchOptions, TargetForm)> {
     let mut sets = vec![
         options(Seed::PATTERN_12OF19, 1, 1, 910, 3000, true), // LASTZ's defaults
         options(Seed::PATTERN_12OF19, 0, 1, 910, 3000, true), // --notransition
@@ -49,12 +74,30 @@ pub fn genome_option_sets() -> Vec<(String, SearchOptions)> {
         options(Seed::PATTERN_12OF19, 1, 3, 910, 3000, true), // --step=3 --maxwordcount=2,40 (set below)
         options(Seed::PATTERN_12OF19, 2, 1, 910, 3000, true), // --transition=2 --filter=1,15 (set below)
         options(Seed::PATTERN_12OF19, 1, 1, 910, 3000, true), // --filter=cares:0,12 (set below)
+        options("111111111111", 1, 1, 910, 2500, true),       // --seed=match12 --hspthresh=2500
+        options("1101100111011011", 0, 1, 910, 3000, true),   // --seed=1101100111011011 --notransition
+        options(Seed::PATTERN_14OF22, 2, 7, 910, 3000, true), // --seed=14of22 --transition=2 --step=7
+        options(Seed::PATTERN_12OF19, 1, 1, 100, 1000, true), // --xdrop=100 --hspthresh=1000
+        options(Seed::PATTERN_12OF19, 1, 1, 2000, 6000, false), // --xdrop=2000 --hspthresh=6000 --noentropy
+        options(Seed::PATTERN_12OF19, 1, 1, 910, 3000, true), // --maxwordcount=1 (set below)
+        options(Seed::PATTERN_12OF19, 1, 2, 910, 3000, true), // --step=2 --maxwordcount=10,100 (set below)
+        options(Seed::PATTERN_12OF19, 1, 1, 910, 3000, true), // --filter=2,14 (set below)
+        options(Seed::PATTERN_12OF19, 1, 1, 910, 3000, true), // a soft-masked target (set below)
+        options(Seed::PATTERN_12OF19, 1, 1, 910, 3000, true), // target[100..600] of 1,000 (set below)
     ];
     sets[6].1.max_word_count = 4;
     (sets[7].1.max_word_count, sets[7].1.max_word_count_chasm) = (2, 40);
     sets[8].1.filter = Some(HitFilter { min_matches: 15, max_transversions: 1, cares_only: false });
     sets[9].1.filter = Some(HitFilter { min_matches: 12, max_transversions: 0, cares_only: true });
-    sets
+    sets[15].1.max_word_count = 1;
+    (sets[16].1.max_word_count, sets[16].1.max_word_count_chasm) = (10, 100);
+    sets[17].1.filter = Some(HitFilter { min_matches: 14, max_transversions: 2, cares_only: false });
+    let forms = |i: usize| match i {
+        18 => TargetForm::SoftMasked(5000),
+        19 => TargetForm::Subrange(100, 600),
+        _ => TargetForm::AsRead,
+    };
+    sets.into_iter().enumerate().map(|(i, (p, o))| (p, o, forms(i))).collect()
 }
 
 /// `f(target file, query file, target, strands)` for each genome pair found, the strands in LASTZ's order
@@ -84,11 +127,12 @@ fn genome_pairs_twin_vs_oracle() {
     let sets = genome_option_sets();
     let mut hsps = 0;
     let pairs = for_each_genome_pair(|tf, qf, target, strands| {
-        for (pattern, o) in &sets {
-            let (tw, or) = (twin(target, strands, o, &scoring), oracle(target, strands, pattern, o));
+        for (pattern, o, form) in &sets {
+            let target = form.apply(target);
+            let (tw, or) = (twin(&target, strands, o, &scoring), oracle(&target, strands, pattern, o));
             for (k, (tw, or)) in tw.iter().zip(&or).enumerate() {
                 if let Some(why) = compare(tw, or) {
-                    panic!("{tf} vs {qf} record {} strand {}, seed {pattern} {o:?}: {why}", k / 2, ['+', '-'][k % 2]);
+                    panic!("{tf} vs {qf} record {} strand {}, seed {pattern} {o:?} {form:?}: {why}", k / 2, ['+', '-'][k % 2]);
                 }
                 hsps += or.len();
             }
