@@ -209,12 +209,26 @@ fn main() {
             let mut rows = 0u64;
             let mut sizes: Vec<u64> = Vec::with_capacity(jobs.len());
             let mut env_of = Vec::with_capacity(jobs.len());
+            // rows' chunks for chunks of 512, 768 and 1,024 columns, over all calls and over the longest
+            let (mut chunks, mut longest) = ([0u64; 3], (0usize, [0u64; 3]));
             for j in &jobs {
                 let c0 = twin::cells_swept();
                 let (mut r, mut e) = (YdropResult::EMPTY, twin::shadow::Envelope::default());
                 twin::shadow::run_recorded_by(j, &mut r, &mut e, sweep).expect("memory for the job");
                 r.release();
                 rows += e.rows() as u64;
+                if sweep == Sweep::Spec {
+                    let mut c = [0u64; 3];
+                    for w in e.row_widths() {
+                        for (k, size) in [512, 768, 1024].into_iter().enumerate() {
+                            c[k] += w.div_ceil(size).max(1) as u64;
+                        }
+                    }
+                    (0..3).for_each(|k| chunks[k] += c[k]);
+                    if e.rows() > longest.0 {
+                        longest = (e.rows(), c);
+                    }
+                }
                 sizes.push(twin::cells_swept() - c0);
                 env_of.push(e);
             }
@@ -225,6 +239,13 @@ fn main() {
                 let top: Vec<String> = sizes.iter().take(8).map(|c| format!("{:.1}M", *c as f64 / 1e6)).collect();
                 println!("      largest calls (cells): {}; median {:.2}M", top.join(" "), sizes[sizes.len() / 2] as f64 / 1e6);
                 println!("      {rows} rows, {:.0} cells a row", cells as f64 / rows as f64);
+                let per_row = |c: [u64; 3], r: u64| c.map(|c| format!("{:.3}", c as f64 / r.max(1) as f64)).join(" / ");
+                println!(
+                    "      a GPU block's chunks a row, chunks of 512 / 768 / 1,024 columns: {} (the longest call, {} rows: {})",
+                    per_row(chunks, rows),
+                    longest.0,
+                    per_row(longest.1, longest.0 as u64)
+                );
             }
         }
         let differ: usize = envs[1..].iter().map(|e| envs[0].iter().zip(e).filter(|(a, b)| a != b).count()).sum();

@@ -122,6 +122,15 @@ impl Envelope {
         self.count
     }
 
+    /// How many columns each row swept, first to last (of a closed envelope): a GPU block's chunks a row
+    /// follow from it.
+    pub fn row_widths(&self) -> impl Iterator<Item = u32> + '_ {
+        self.each_row().map(|r| {
+            let (lo, hi) = visited(r.ly, r.ry, self.n);
+            hi.saturating_sub(lo)
+        })
+    }
+
     /// The envelope of a sweep without constraints over `n` columns, from each row's `(ly, ry)` as it began
     /// and, when its end compared its right bounds with `n`, those bounds `lo..=hi` (the GPU kernel's record).
     pub fn unconstrained(n: u32, rows: impl IntoIterator<Item = (u32, u32, Option<(u32, u32)>)>) -> Self {
