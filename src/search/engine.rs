@@ -54,27 +54,58 @@ impl SeedIndex {
     /// The index of the table LASTZ searches for these options ([`PosTable::for_options`]), for the default
     /// `--maxwordcount` (none) without building the table: the recorded windows sorted by word, each word's
     /// rightmost first. Panics where [`PosTable::build`] does.
+    ///
+    /// Counting into all 2^weight words at once misses the cache on every window; here the windows go to
+    /// 4,096 buckets by their word's high bits first, then each bucket is counted and placed by the low bits
+    /// within its own slice of `offsets`. Beside the index it takes 2 bytes a window and one bucket's copy.
     pub fn for_options(target: &[u8], options: &SearchOptions) -> SeedIndex {
         if options.max_word_count > 0 {
             return SeedIndex::new(&PosTable::for_options(target, options));
         }
         assert!(!target.is_empty(), "the target is empty");
         let (seed, step) = (&options.seed, options.step);
-        // (word, position) in one u64; scanned left to right, then reversed so that a stable sort by word
-        // leaves each word's positions rightmost first
-        let mut keys = Vec::new();
-        record_positions(target, seed, step, |word, pos| keys.push((word as u64) << 32 | pos as u64));
-        keys.reverse();
-        sort_by_word(&mut keys, seed.weight);
-        let words = 1usize << seed.weight;
-        let mut offsets = Vec::with_capacity(words + 1);
-        let mut positions = Vec::with_capacity(keys.len());
-        for (i, &k) in keys.iter().enumerate() {
-            let word = (k >> 32) as usize;
-            offsets.resize(word + 1, i as u32);
-            positions.push(k as u32);
+        let lo_bits = seed.weight.saturating_sub(12);
+        let (lo_mask, n_buckets) = ((1u32 << lo_bits) - 1, 1usize << (seed.weight - lo_bits));
+        let mut starts = vec![0u32; n_buckets];
+        record_positions(target, seed, step, |word, _| starts[(word >> lo_bits) as usize] += 1);
+        let mut end = 0;
+        for s in starts.iter_mut() {
+            end += *s;
+            *s = end;
         }
-        offsets.resize(words + 1, keys.len() as u32);
+        let n = end as usize;
+        // a bucket is filled from its end as the scan moves right: its windows rightmost first (and each
+        // bucket's entry in `starts` goes from its end to its start)
+        let (mut positions, mut lows) = (vec![0u32; n], vec![0u16; n]);
+        record_positions(target, seed, step, |word, pos| {
+            let at = &mut starts[(word >> lo_bits) as usize];
+            *at -= 1;
+            positions[*at as usize] = pos;
+            lows[*at as usize] = (word & lo_mask) as u16;
+        });
+        let mut offsets = vec![0u32; (1usize << seed.weight) + 1];
+        let mut bucket = Vec::new();
+        for (h, &b0) in starts.iter().enumerate() {
+            let (b0, b1) = (b0 as usize, starts.get(h + 1).map_or(n, |&b| b as usize));
+            let slots = &mut offsets[h << lo_bits..(h + 1) << lo_bits];
+            for &l in &lows[b0..b1] {
+                slots[l as usize] += 1;
+            }
+            let mut at = b0 as u32;
+            for s in slots.iter_mut() {
+                (*s, at) = (at, at + *s);
+            }
+            // placed in order, each word's windows stay rightmost first; the slots end as the next ones' starts
+            bucket.clear();
+            bucket.extend_from_slice(&positions[b0..b1]);
+            for (&pos, &l) in bucket.iter().zip(&lows[b0..b1]) {
+                positions[slots[l as usize] as usize] = pos;
+                slots[l as usize] += 1;
+            }
+            slots.copy_within(..slots.len() - 1, 1);
+            slots[0] = b0 as u32;
+        }
+        *offsets.last_mut().expect("words + 1") = n as u32;
         SeedIndex { offsets, positions }
     }
 
@@ -86,34 +117,6 @@ impl SeedIndex {
     #[inline]
     fn count(&self, word: u32) -> u64 {
         (self.offsets[word as usize + 1] - self.offsets[word as usize]) as u64
-    }
-}
-
-/// Sorts `keys` (a word of `bits` bits above 32 low bits) stably by word: LSD radix passes of at most 12
-/// bits, whose counters stay in cache (one pass over 2^24 counters misses it on every key).
-fn sort_by_word(keys: &mut Vec<u64>, bits: u32) {
-    let passes = bits.div_ceil(12).max(1);
-    let digit = bits.div_ceil(passes);
-    let mask = (1u64 << digit) - 1;
-    let mut sorted = vec![0u64; keys.len()];
-    let mut starts = vec![0usize; 1 << digit];
-    for pass in 0..passes {
-        let shift = 32 + pass * digit;
-        let bucket = |k: u64| ((k >> shift) & mask) as usize;
-        starts.fill(0);
-        for &k in keys.iter() {
-            starts[bucket(k)] += 1;
-        }
-        let mut sum = 0;
-        for s in starts.iter_mut() {
-            (*s, sum) = (sum, sum + *s);
-        }
-        for &k in keys.iter() {
-            let b = bucket(k);
-            sorted[starts[b]] = k;
-            starts[b] += 1;
-        }
-        std::mem::swap(keys, &mut sorted);
     }
 }
 
