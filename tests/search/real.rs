@@ -127,9 +127,11 @@ fn genome_pairs_twin_vs_oracle() {
     let sets = genome_option_sets();
     let mut hsps = 0;
     let pairs = for_each_genome_pair(|tf, qf, target, strands| {
-        for (pattern, o, form) in &sets {
-            let target = form.apply(target);
-            let (tw, or) = (twin(&target, strands, o, &scoring), oracle(&target, strands, pattern, o));
+        // the twins in parallel; the oracle (LASTZ's C, with its globals) one set after another
+        use rayon::prelude::*;
+        let twins: Vec<_> = sets.par_iter().map(|(_, o, form)| twin(&form.apply(target), strands, o, &scoring)).collect();
+        for ((pattern, o, form), tw) in sets.iter().zip(&twins) {
+            let or = oracle(&form.apply(target), strands, pattern, o);
             for (k, (tw, or)) in tw.iter().zip(&or).enumerate() {
                 if let Some(why) = compare(tw, or) {
                     panic!("{tf} vs {qf} record {} strand {}, seed {pattern} {o:?} {form:?}: {why}", k / 2, ['+', '-'][k % 2]);
