@@ -68,14 +68,27 @@ $(TOOLS)/lastz-ref: | vendor
 	cp $(T)/build/lastz-ref/src/lastz_D $(TOOLS)/lastz_D-ref
 	cp $(T)/build/lastz-ref/src/lastz $@
 
-# The reference with upstream's own timers of gapped_extend's anchor loop (its dbgTimingGappedExtend build
-# flag, nothing else changed), for bench/lastz's gapped-stage time; it prints them to stderr at exit.
+# The reference with upstream's own timers of its stages and of gapped_extend's anchor loop (its dbgTiming and
+# dbgTimingGappedExtend build flags, nothing else changed), for bench/lastz's stage times; it prints them to
+# stderr at exit.
 $(TOOLS)/lastz-ref-timed: | vendor
 	rm -rf $(T)/build/lastz-ref-timed && mkdir -p $(T)/build $(TOOLS)
 	cp -r $(VENDOR)/lastz $(T)/build/lastz-ref-timed
 	d=$(T)/build/lastz-ref-timed/src; $(MAKE) -s -C $$d -j$(JOBS) lastz \
-		definedForAll="$$(sed -n 's/^definedForAll *= *//p' $$d/Makefile) -DdbgTimingGappedExtend"
+		definedForAll="$$(sed -n 's/^definedForAll *= *//p' $$d/Makefile) -DdbgTimingGappedExtend -DdbgTiming"
 	cp $(T)/build/lastz-ref-timed/src/lastz $@
+
+# The rebuilt LASTZ with upstream's stage timers (dbgTiming, nothing else changed): its stages against the
+# reference's in bench/lastz, each timed by the same code.
+$(TOOLS)/lastz-timed: $(DIST)/lib/libwarpalign.a $(wildcard patches/lastz/*) $(shell find glue/lastz -type f) patches/apply | vendor
+	rm -rf $(T)/build/lastz-timed && mkdir -p $(T)/build $(TOOLS)
+	cp -r $(VENDOR)/lastz $(T)/build/lastz-timed
+	patches/apply lastz $(T)/build/lastz-timed
+	d=$(T)/build/lastz-timed/src; $(MAKE) -s -C $$d -j$(JOBS) lastz \
+		definedForAll="$$(sed -n 's/^definedForAll *= *//p' $$d/Makefile) -DdbgTiming" \
+		WARPALIGN_CFLAGS="$$(pkg-config --cflags warpalign)" \
+		WARPALIGN_LIBS="$$(pkg-config --static --libs warpalign | sed 's/-lwarpalign/-l:libwarpalign.a/')"
+	cp $(T)/build/lastz-timed/src/lastz $@
 
 # lastz_D (double scores) is built beside lastz for LASTZ's float base test; warpalign routes only the
 # integer build's calls, so the patched lastz_D runs upstream's DP.
@@ -144,10 +157,10 @@ BENCH_DATA     := ref/ecoli_K12_MG1655.fasta.gz ont/ecoli_ultralong_R9_nanotest.
                   lambda/lambda_ont_R7_2D_ERA476754.fastq.gz wga/MT-human.fa wga/MT-orang.fa \
                   wga/dwv_NC_004830.fasta.gz wga/vdv1_NC_006494.fasta.gz wga/D_pseudoobscura_contigs.fasta.gz \
                   wga/B_anthracis_contigs.fasta.gz
-bench-pack: tools $(TOOLS)/lastz-ref-timed
+bench-pack: tools $(TOOLS)/lastz-ref-timed $(TOOLS)/lastz-timed
 	$(CARGO) build --release -p warpalign-bench --bin gen --bin measure --bin plot --bin chain --bin gpustart
 	rm -rf $(BENCH_CARRY) && mkdir -p $(BENCH_CARRY)/tools $(BENCH_CARRY)/bin $(BENCH_CARRY)/data
-	for t in minimap2 minimap2-ref lastz lastz-ref lastz-ref-timed; do strip -o $(BENCH_CARRY)/tools/$$t $(TOOLS)/$$t; done
+	for t in minimap2 minimap2-ref lastz lastz-ref lastz-ref-timed lastz-timed; do strip -o $(BENCH_CARRY)/tools/$$t $(TOOLS)/$$t; done
 	cp -r $(TOOLS)/warpalign-kernels $(BENCH_CARRY)/tools/
 	for b in gen measure plot chain gpustart; do strip -o $(BENCH_CARRY)/bin/$$b $(T)/release/$$b; done
 	for f in $(BENCH_DATA); do cp $(WARPALIGN_DATA)/$$f $(BENCH_CARRY)/data/ || exit 1; done

@@ -8,9 +8,11 @@
 //	warpalign's glue for LASTZ.  Decides whether this build routes
 //	one-sided y-drop extensions through libwarpalign: only the
 //	configuration warpalign reproduces bit for bit (the default lastz build:
-//	integer scores, 31-bit positions, no back-to-back gaps, no stats or timing
-//	instrumentation).  Other builds (lastz_D, lastz_32, lastz_40, ...) compile
-//	and link exactly as upstream.  Must be included after dna_utilities.h,
+//	integer scores, 31-bit positions, no back-to-back gaps, no stats or
+//	gapped-extension timing instrumentation; upstream's stage timers, dbgTiming,
+//	are allowed, for bench/lastz:  the counters of what warpalign runs stay 0).
+//	Other builds (lastz_D, lastz_32, lastz_40, ...) compile and link exactly as
+//	upstream.  Must be included after dna_utilities.h,
 //	sequences.h and gapped_extend.h.
 //
 //----------
@@ -20,7 +22,7 @@
 
 #if ((scoreType == 'I') && (maxSequenceIndex == 31) \
   && (!defined allowBackToBackGaps) && (!defined collect_stats) \
-  && (!defined dbgTiming) && (!defined dbgTimingGappedExtend))
+  && (!defined dbgTimingGappedExtend))
 #define lzwRouting
 #include "warpalign.h"			// libwarpalign's C API (pkg-config warpalign)
 // (lzw_gapped_extend.c)
