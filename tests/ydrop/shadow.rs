@@ -258,9 +258,10 @@ fn ahead_pool_drops_only_jobs_not_started() {
 /// started) and the pool counts it; the jobs beside it come back done.
 #[test]
 fn ahead_pool_gives_up_a_job_past_the_traceback_in_flight() {
-    // a sequence against itself, about 400 columns a row for 400,000 rows: 160M traceback bytes
+    // a sequence against itself, about 400 columns a row for 700,000 rows: 280M traceback links, 140 MB at
+    // two a byte
     let mut x = 11u64;
-    let seq: Vec<u8> = (0..400_001)
+    let seq: Vec<u8> = (0..700_001)
         .map(|_| {
             x ^= x << 13;
             x ^= x >> 7;
@@ -271,9 +272,9 @@ fn ahead_pool_gives_up_a_job_past_the_traceback_in_flight() {
     let sub: Vec<i32> = (0..256 * 256).map(|i| if i >> 8 == i & 255 { 91 } else { -114 }).collect();
     let large = YdropJob {
         a: seq.as_ptr(),
-        m: 400_000,
+        m: 700_000,
         b: seq.as_ptr(),
-        n: 400_000,
+        n: 700_000,
         sub: sub.as_ptr(),
         gap_open: 400,
         gap_extend: 30,

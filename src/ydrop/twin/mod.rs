@@ -122,15 +122,18 @@ thread_local! {
 }
 
 /// Traceback bytes the budgeted threads (a pool's workers) together keep touched between calls. A call's
-/// traceback takes a byte a cell (LASTZ's default limit is 80 MiB), and a worker that kept the largest it had
-/// run held it to the end: with 15 workers H. pylori's tracebacks held 400 MB. Past this, a worker gives the
+/// traceback took a byte a cell (half a byte since links are stored two a byte; LASTZ's default limit is 80 Mi
+/// cells), and a worker that kept the largest it had run held it to the end: with 15 workers H. pylori's
+/// tracebacks held 400 MB. Past this, a worker gives the
 /// pages beyond its share back after each call, and a later large call faults them in again. Other threads
 /// keep what their calls touched, as LASTZ keeps its own traceback, until [`release_traceback`].
 pub const TB_KEPT_MAX: usize = 16 << 20;
 
-/// Traceback bytes the budgeted threads' calls may touch at once. A call's traceback holds a byte a cell up
-/// to LASTZ's limit (80 MiB by default), and 15 workers each on a long extension held 900 MB where LASTZ
-/// needs 170 (a 1.3 Mb piece against a 10% diverged copy of its genome). A worker's call asks for its bytes
+/// Traceback bytes the budgeted threads' calls may touch at once. A call's traceback held a byte a cell up
+/// to LASTZ's limit (80 Mi cells by default), and 15 workers each on a long extension held 900 MB where LASTZ
+/// needs 170 (a 1.3 Mb piece against a 10% diverged copy of its genome). Two links a byte halved what a
+/// call holds: H. pylori's workers gave up 56-107 calls at this limit with a byte a link, none at twice it
+/// (bench/results/2026-11-28a-lastz-shapes, call 7). A worker's call asks for its bytes
 /// as its rows start ([`grant_traceback`]); one that would pass this fails as out of memory, and the pool
 /// leaves it to the anchor loop, which runs it on LASTZ's thread, under LASTZ's limit only.
 pub const TB_FLIGHT_MAX: usize = 128 << 20;
@@ -354,8 +357,8 @@ fn fill_and_trace<K: Constraints>(
             sweep::fill(a, b, params, constraints, scratch)?
         }
     };
-    // (one traceback byte per cell)
-    CELLS.fetch_add(scratch.tb.len() as u64, std::sync::atomic::Ordering::Relaxed);
+    // (one traceback link per cell)
+    CELLS.fetch_add(scratch.used as u64, std::sync::atomic::Ordering::Relaxed);
     if f.beyond_bounds {
         out.truncated = TRUNC_BOUNDS;
         return Ok(Extent { a: f.a_read, b: f.b_read });
@@ -520,9 +523,9 @@ mod tests {
     #[test]
     fn a_worker_gives_up_past_the_traceback_in_flight() {
         let _one_at_a_time = LARGE_GRANTS.lock().unwrap_or_else(|e| e.into_inner());
-        // about 400 columns a row: 400,000 rows take about 160M traceback bytes
+        // about 400 columns a row: 700,000 rows take about 280M traceback links, 140 MB at two a byte
         let mut x = 7u64;
-        let seq: Vec<u8> = (0..400_001)
+        let seq: Vec<u8> = (0..700_001)
             .map(|_| {
                 x ^= x << 13;
                 x ^= x >> 7;
@@ -533,9 +536,9 @@ mod tests {
         let sub: Vec<i32> = (0..256 * 256).map(|i| if i >> 8 == i & 255 { 91 } else { -114 }).collect();
         let job = YdropJob {
             a: seq.as_ptr(),
-            m: 400_000,
+            m: 700_000,
             b: seq.as_ptr(),
-            n: 400_000,
+            n: 700_000,
             sub: sub.as_ptr(),
             gap_open: 400,
             gap_extend: 30,
@@ -559,7 +562,7 @@ mod tests {
         assert_eq!(failed, (true, Some(0)), "given up, its grant returned");
         let mut r = YdropResult::EMPTY;
         one_sided(&job, &mut r).expect("no share on this thread");
-        assert_eq!((r.end1, r.end2), (400_000, 400_000));
+        assert_eq!((r.end1, r.end2), (700_000, 700_000));
         r.release();
     }
 }

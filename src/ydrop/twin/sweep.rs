@@ -3,9 +3,10 @@
 //!
 //! The port keeps LASTZ's storage on purpose: one array of cells updated in place, read at `dp` (the row
 //! above, indexed from the previous row's left bound) and written at `dq` (this row, indexed from this
-//! row's left bound, never ahead of `dp`), and one traceback byte per visited cell in visiting order. The
-//! values it leaves in pruned and off-path cells are LASTZ's (e.g. a leading prune keeps the running `i`),
-//! so nothing depends on an argument that the difference could never matter.
+//! row's left bound, never ahead of `dp`), and one traceback link per visited cell in visiting order (two a
+//! byte, where LASTZ stores one: see [`Scratch::tb`]; LASTZ's byte count, which its memory limit reads, is
+//! kept as it counts). The values it leaves in pruned and off-path cells are LASTZ's (e.g. a leading prune
+//! keeps the running `i`), so nothing depends on an argument that the difference could never matter.
 
 use super::Constraints;
 use crate::memory::{try_push, try_reserve, try_resize, OutOfMemory};
@@ -58,10 +59,17 @@ struct Cell {
 #[derive(Default)]
 pub(crate) struct Scratch {
     cells: Vec<Cell>,
-    /// Traceback links in visiting order (LASTZ's `tb->space`).
+    /// Traceback links in visiting order (LASTZ's `tb->space`), two a byte: link `k` in the low half of byte
+    /// `k / 2` when `k` is even, else in its high half. A link needs 4 bits, and halving the bytes halves what
+    /// the pool's workers hold in flight ([`super::TB_FLIGHT_MAX`]). Each row starts at an even link, so that a
+    /// vector chunk's links fill whole bytes; `tb.len()` is always `(at + 1) / 2`.
     pub tb: Vec<u8>,
-    /// `tb_row[r] + col` is the link of (r, col) (LASTZ's `tbRow`, u32 arithmetic).
-    pub tb_row: Vec<u32>,
+    /// `tb_row[r] + col` is the position of (r, col)'s link in `tb` (LASTZ's `tbRow`, wrapping arithmetic).
+    pub tb_row: Vec<usize>,
+    /// The traceback bytes LASTZ would have used (one a visited cell): what its limit, `tb_len`, reads.
+    pub used: usize,
+    /// The next link's position in `tb` (`used` plus the rows' padding to even starts).
+    pub at: usize,
     /// A pool worker's grant of traceback bytes for the call it runs ([`super::TB_FLIGHT_MAX`]); None for
     /// other threads, whose calls run to LASTZ's own limit.
     pub flight: Option<usize>,
@@ -101,8 +109,32 @@ impl Scratch {
         self.tb.clear();
         self.tb_row.clear();
         self.tb_row.push(0);
-        self.tb.push(0);
-        try_resize(&mut self.tb, len as usize, FROM_I)
+        let len = len as usize;
+        try_resize(&mut self.tb, len.div_ceil(2), FROM_I << 4 | FROM_I)?;
+        if let Some(first) = self.tb.first_mut() {
+            *first &= 0xF0;
+        }
+        (self.at, self.used) = (len, len);
+        Ok(())
+    }
+
+    /// The link at position `k` of `tb`.
+    #[inline(always)]
+    pub(crate) fn link(&self, k: usize) -> u8 {
+        self.tb[k / 2] >> (4 * (k & 1)) & 0x0F
+    }
+
+    /// Appends one link to the current row.
+    pub(crate) fn push_link(&mut self, link: u8) -> Result<(), OutOfMemory> {
+        if self.at % 2 == 0 {
+            try_push(&mut self.tb, link)?;
+        } else if let Some(last) = self.tb.last_mut() {
+            // (the high half may hold what a vector chunk wrote past its row's end)
+            *last = (*last & 0x0F) | link << 4;
+        }
+        self.at += 1;
+        self.used += 1;
+        Ok(())
     }
 
     /// Starts `row` (both sweeps): lets `bounds` move `[ly, ry)`, widens an empty range to `ly`, checks that
@@ -117,15 +149,19 @@ impl Scratch {
             *ry = *ly;
         }
         let tb_needed = (*ry - *ly).wrapping_add(y_drop_tail as u32) as i32;
-        if self.tb.len() as i64 + tb_needed as i64 >= p.tb_len as i64 {
+        if self.used as i64 + tb_needed as i64 >= p.tb_len as i64 {
             return Ok(RowStart::Truncated);
         }
+        // the row's first link at an even position (the last byte's high half, if free, stays unused)
+        let start = self.at.next_multiple_of(2);
+        let room = (tb_needed.max(0) as usize).div_ceil(2);
         if let Some(granted) = &mut self.flight {
-            super::grant_traceback(granted, self.tb.len() + tb_needed.max(0) as usize)?;
+            super::grant_traceback(granted, start / 2 + room)?;
         }
         // (LASTZ allocates its traceback whole: here the most this row may take is asked for before it runs)
-        try_reserve(&mut self.tb, tb_needed.max(0) as usize)?;
-        try_push(&mut self.tb_row, (self.tb.len() as u32).wrapping_sub(*ly))?;
+        try_reserve(&mut self.tb, room)?;
+        self.at = start;
+        try_push(&mut self.tb_row, start.wrapping_sub(*ly as usize))?;
         Ok(RowStart::Entered(tb_needed))
     }
 
@@ -235,15 +271,17 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
         let mut i = NEG_INF;
         let mut c = NEG_INF;
 
-        // every visited cell gets one link, 0 when pruned (the zero fill)
+        // every visited cell gets one link, 0 when pruned (the zero fill); the row starts at an even link
         let (first, stop) = (ly, ry.min(n + 1));
-        let tb_start = s.tb.len();
-        s.tb.resize(tb_start + stop.saturating_sub(first) as usize, 0);
+        let visited = stop.saturating_sub(first) as usize;
+        let tb_start = s.at / 2;
+        try_resize(&mut s.tb, tb_start + visited.div_ceil(2), 0)?;
+        (s.at, s.used) = (s.at + visited, s.used + visited);
         let tb = &mut s.tb[tb_start..];
         let cells = &mut s.cells[..];
         let b_row = if first < stop { &b[first as usize..stop as usize] } else { &[] };
 
-        for ((col, &b_col), tb_col) in (first..stop).zip(b_row).zip(tb.iter_mut()) {
+        for ((k, col), &b_col) in (first..stop).enumerate().zip(b_row) {
             // the row above's cell (this row writes at dq <= dp, after reading it); a stored cell's link
             // comes with the D it passes to the next row
             let above = cells[dp];
@@ -303,7 +341,7 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
                     np_col = col;
                     cells[dq] = Cell { c, d: d_next };
                     dq += 1;
-                    *tb_col = link;
+                    tb[k / 2] |= link << (4 * (k & 1));
                 }
                 // a leading prune only moves the left bound: nothing is stored and `i` is kept
                 None if col == ly => ly += 1,
@@ -330,7 +368,7 @@ pub(crate) fn fill<K: Constraints>(a: &[u8], b: &[u8], p: &Params, bounds: &mut 
                 *s.cell(dq)? = Cell { c: i, d: i.wrapping_sub(gap_oe) };
                 dq += 1;
                 i = i.wrapping_sub(gap_e);
-                try_push(&mut s.tb, FROM_I)?;
+                s.push_link(FROM_I)?;
                 ry += 1;
             }
         }

@@ -21,7 +21,7 @@ pub(crate) fn trace(s: &Scratch, end1: u32, end2: u32, ops: &mut Vec<u32>) -> Re
     let (mut row, mut col) = (end1, end2);
     let mut prev = 0u8;
     while row >= 1 || col > 0 {
-        let link = s.tb[s.tb_row[row as usize].wrapping_add(col) as usize];
+        let link = s.link(s.tb_row[row as usize].wrapping_add(col as usize));
         let mut step = link & (FROM_I | FROM_D);
         if prev == FROM_I && link & I_EXTEND != 0 {
             step = FROM_I;

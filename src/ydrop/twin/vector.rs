@@ -186,8 +186,9 @@ pub(crate) fn fill<K: Constraints>(
                 bnd_all: !p.trim_to_peak && row == m,
                 bnd_col: if !p.trim_to_peak && n >= ly0 && n < stop { (n - ly0) as usize } else { usize::MAX },
             };
-            let tb_at = s.tb.len();
-            try_reserve(&mut s.tb, width + TAIL)?;
+            // (start_row put the row at an even link: tb holds whole bytes before it)
+            let tb_at = s.at / 2;
+            try_reserve(&mut s.tb, width.div_ceil(2) + TAIL)?;
             let pb = (ly0 - prev_base) as usize + PAD;
             let io = RowIo {
                 pc: v.prev_c.as_ptr().wrapping_add(pb),
@@ -202,11 +203,12 @@ pub(crate) fn fill<K: Constraints>(
             };
             // SAFETY: the lanes are present (`available`); the rows hold PAD cells before column ly0 and TAIL after
             // the row's last column (grown above), the profile holds scores up to b[stop - 2] and TAIL
-            // more (ly0 >= 1 where offset -1 is read), tb has width + TAIL spare bytes, and the masks are
-            // ascending columns in ly0..stop.
+            // more (ly0 >= 1 where offset -1 is read), tb has (width + 1) / 2 + TAIL spare bytes, and the masks
+            // are ascending columns in ly0..stop.
             let out = unsafe { scan_row_in(lanes, io, &k, f.best, f.boundary) };
-            // SAFETY: scan_row wrote the row's width bytes.
-            unsafe { s.tb.set_len(tb_at + width) };
+            // SAFETY: scan_row wrote the row's width links, two a byte.
+            unsafe { s.tb.set_len(tb_at + width.div_ceil(2)) };
+            (s.at, s.used) = (s.at + width, s.used + width);
             i_end = out.i_end;
             if out.first_live != NO_POS {
                 first_live = Some(ly0 + out.first_live as u32);
@@ -243,7 +245,7 @@ pub(crate) fn fill<K: Constraints>(
                 v.cur_c[k] = i;
                 v.cur_d[k] = i.wrapping_sub(gap_oe);
                 i = i.wrapping_sub(gap_e);
-                try_push(&mut s.tb, FROM_I)?;
+                s.push_link(FROM_I)?;
                 ry += 1;
             }
         }
@@ -293,7 +295,8 @@ use std::arch::x86_64::*;
 #[derive(Clone, Copy)]
 /// One row's memory for [`scan_row`]: columns `ly0 .. ly0 + width` at offsets 0.. of `pc`/`pd` (the row
 /// above, valid from offset -1), `cc`/`cd` (this row), `sub` (the diagonal's substitution score, read from
-/// offset 1 on) and `tb`; `masks` (ascending columns) are pruned unconditionally.
+/// offset 1 on) and `tb` (the row's links from an even position, two a byte); `masks` (ascending columns) are
+/// pruned unconditionally.
 struct RowIo<'a> {
     pc: *const i32,
     pd: *const i32,
@@ -360,6 +363,9 @@ lanes! {
     fn store(p: *mut i32, v: Self::V) = _mm256_storeu_si256(p.cast(), v), _mm512_storeu_si512(p.cast(), v);
     /// The low byte of each lane, to `N` bytes at `p`.
     fn store_bytes(p: *mut u8, v: Self::V) = store_bytes8(p, v), _mm_storeu_si128(p.cast(), _mm512_cvtepi32_epi8(v));
+    /// Each lane's low 4 bits, two lanes a byte (the even lane's in the low half), to `N / 2` bytes at `p`.
+    fn store_nibbles(p: *mut u8, v: Self::V) = store_nibbles8(p, v),
+        _mm_storel_epi64(p.cast(), _mm512_cvtepi64_epi8(_mm512_or_si512(v, _mm512_srli_epi64::<28>(v))));
     fn add(a: Self::V, b: Self::V) -> Self::V = _mm256_add_epi32(a, b), _mm512_add_epi32(a, b);
     fn sub(a: Self::V, b: Self::V) -> Self::V = _mm256_sub_epi32(a, b), _mm512_sub_epi32(a, b);
     fn mul(a: Self::V, b: Self::V) -> Self::V = _mm256_mullo_epi32(a, b), _mm512_mullo_epi32(a, b);
@@ -429,6 +435,25 @@ unsafe fn store_bytes8(p: *mut u8, v: __m256i) {
     // bytes 0-3 of each half hold the half's 4 bytes
     let p8 = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(p16, p16), _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0));
     _mm_storel_epi64(p.cast(), _mm256_castsi256_si128(p8))
+}
+
+/// [`Lanes::store_nibbles`] from 8 lanes (links: each lane below 16).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn store_nibbles8(p: *mut u8, v: __m256i) {
+    // each 64-bit lane's low byte: its even lane | its odd lane << 4; then those 4 bytes together
+    let x = _mm256_or_si256(v, _mm256_srli_epi64::<28>(v));
+    let y = _mm256_shuffle_epi8(x, _mm256_setr_epi8(0, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 8, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+    let (lo, hi) = (_mm256_extract_epi16::<0>(y) as u32 & 0xFFFF, _mm256_extract_epi16::<8>(y) as u32 & 0xFFFF);
+    std::ptr::write_unaligned(p.cast::<u32>(), lo | hi << 16);
+}
+
+/// Writes link `l` at position `k` of a row's links (two a byte): an even position writes its whole byte (its
+/// odd neighbour comes after it, left to right), an odd one keeps the even link beside it.
+#[inline(always)]
+unsafe fn put_link(tb: *mut u8, k: usize, l: u8) {
+    let b = tb.add(k / 2);
+    *b = if k % 2 == 0 { l } else { (*b & 0x0F) | l << 4 };
 }
 
 /// What a chunk of columns computes before the carries: its scores and its insertion scan.
@@ -543,7 +568,16 @@ unsafe fn scan_row<L: Lanes>(io: RowIo, k: &RowConsts, best: i32, boundary: i32)
             let link_gap = L::dec_where(L::gt(iv, d), link_gap_d);
             let link_sub = L::add(L::clear(L::gt(o, dme), link_d_ext), L::clear(L::gt(o, L::sub(iv, ev)), link_i_ext));
             let link = L::clear(pruned, L::select(gap, link_gap, link_sub));
-            L::store_bytes(tb.add(j), link);
+            if j % 2 == 0 {
+                L::store_nibbles(tb.add(j / 2), link);
+            } else {
+                // (a run after a masked cell may start at an odd column)
+                let mut bytes = [0u8; 16];
+                L::store_bytes(bytes.as_mut_ptr(), link);
+                for (k, &l) in bytes[..L::N].iter().enumerate() {
+                    put_link(tb, j + k, l);
+                }
+            }
 
             // (selects, not branches: these bits follow the data)
             let live_bits = L::bits(live);
@@ -577,7 +611,7 @@ unsafe fn scan_row<L: Lanes>(io: RowIo, k: &RowConsts, best: i32, boundary: i32)
         // a masked cell: pruned whatever its scores, and the insertion run stops
         *cc.add(seg_end) = NEG_INF;
         *cd.add(seg_end) = NEG_INF;
-        *tb.add(seg_end) = 0;
+        put_link(tb, seg_end, 0);
         ic = neg;
         seg = seg_end + 1;
         next_mask += 1;
