@@ -1,15 +1,22 @@
 // minimap2 2.31's seeding for batches of reads, element by element equal to warpalign::seed::twin (src/seed/gpu.rs
 // runs the steps in this order):
-//  seed_sketch      mm_sketch per segment, in chunks of bases, one thread each (twice: count, then write)
-//  seed_qocc_pairs  mm_seed_mz_flt, part 1: each read's (hash, index) pairs, sorted as the anchors are
-//  seed_qocc_mark   part 2: the minimizers of groups too frequent get x = 0
-//  seed_compact_mv  part 3: those dropped, in place (a thread per read)
-//  seed_lookup      mm_seed_collect_all's lookups (FlatIndex::get) and tandem flags
-//  seed_select      the rest of mm_collect_matches (mm_seed_select, rep_len, mini_pos), a thread per read
-//  seed_expand      collect_seed_hits' anchors (skip_seed, strands, flags), a warp per seed
-//  seed_compact_a   the anchors skip_seed dropped, in place (only with -X, all-vs-all, --for/rev-only)
-//  seed_rs_diff, seed_tasks_init, seed_rs_hist, seed_rs_permute, seed_rs_small  radix_sort_128x per read, level by level
+//  seed_sketch         mm_sketch per segment, in chunks of bases, one thread each (twice: count, then write)
+//  seed_qocc_count     mm_seed_mz_flt, part 1: each read's groups of equal x counted in a hash table
+//  seed_qocc_mark      part 2: the minimizers of groups too frequent get x = 0
+//  seed_count_mv, seed_scan_reads, seed_write_mv   part 3: those dropped
+//  seed_lookup         mm_seed_collect_all's lookups (FlatIndex::get) and tandem flags
+//  seed_count_found, seed_scan_reads, seed_write_found   the minimizers the index has, in order
+//  seed_select_flag    mm_seed_select (a thread per streak) or the plain max_occ limit
+//  seed_select_chunks, seed_select_reads, seed_select_write   the rest of mm_collect_matches: rep_len, mini_pos,
+//                      the kept seeds and their anchors' offsets
+//  seed_expand         collect_seed_hits' anchors (skip_seed, strands, flags), a thread per seed
+//  seed_count_kept, seed_scan_reads, seed_write_kept   the anchors skip_seed dropped (-X, all-vs-all, --for/rev-only)
+//  seed_rs_diff, seed_tasks_init, seed_rs_hist, seed_rs_walk, seed_rs_copy, seed_rs_scatter, seed_rs_small
+//                      radix_sort_128x per read, level by level
 // Per-read arrays are at offsets the host gives (a read's share of a buffer is contiguous, its length a count).
+// Threads exchange values only through memory written by an earlier launch, or atomics whose order does not matter
+// (slot counters, counts, a bitwise or, hash slots claimed): no barriers, no shuffles, so tests/seed/emu.cpp runs
+// the threads one after another on the host.
 
 typedef unsigned long long u64;
 typedef unsigned int u32;
@@ -210,54 +217,144 @@ extern "C" __global__ void seed_sketch(const unsigned char *bases, const u32 *ch
 	if (!out) count[c] = n;
 }
 
-// ---- mm_seed_mz_flt --------------------------------------------------------------------------------------
+// ---- a block per chunk of a read's items, or a thread per chunk -------------------------------------------
+//
+// Steps after the sketch see each read's items (minimizers, seeds, anchors) in chunks of C: chunk c is items
+// ck_beg[c].. of read ck_read[c], and read r's chunks are rd_ck[r]..rd_ck[r + 1]. A kernel runs either a block per
+// chunk and a thread per item, or a thread per chunk walking its items in order; a read's count may shrink
+// between kernels, so each checks it.
 
-// A block per read: pairs (x, index in the read) at the read's minimizers' offset, or none (n = 0 for the sort)
-// when the filter does not apply to it.
-extern "C" __global__ void seed_qocc_pairs(const mm128 *mv, const u64 *r_off, const u64 *r_n, int q_occ_max,
-                                           mm128 *pairs, u64 *pair_n)
+// This thread's read and item, in a launch of a block per chunk (blockDim.x = C).
+__device__ __forceinline__ void chunk_item(const u32 *ck_read, const u32 *ck_beg, u32 &r, u64 &i)
 {
-	const int r = blockIdx.x;
-	const u64 off = r_off[r], n = r_n[r];
-	const bool on = n > (u64)(long long)q_occ_max;
-	if (threadIdx.x == 0) pair_n[r] = on ? n : 0;
-	if (!on) return;
-	for (u64 i = threadIdx.x; i < n; i += blockDim.x) {
-		mm128 p = {mv[off + i].x, i};
-		pairs[off + i] = p;
-	}
+	r = ck_read[blockIdx.x];
+	i = (u64)ck_beg[blockIdx.x] + threadIdx.x;
 }
 
-// A block per read: each group of equal x in the sorted pairs, seen from its first element, zeroes its
-// minimizers' x when it occurs more than q_occ_max times and in more than q_occ_frac of the read.
-extern "C" __global__ void seed_qocc_mark(mm128 *mv, const u64 *r_off, const u64 *pair_n, const mm128 *pairs,
-                                          int q_occ_max, float q_occ_frac)
+// This thread's chunk in a launch of a thread per chunk (false: none), its read and items [b, e).
+__device__ __forceinline__ bool chunk_range(const u32 *ck_read, const u32 *ck_beg, int n_chunks, int C,
+                                            const u64 *r_n, int &c, u32 &r, u64 &b, u64 &e)
 {
-	const int r = blockIdx.x;
-	const u64 off = r_off[r], n = pair_n[r];
-	const mm128 *a = pairs + off;
-	for (u64 i = threadIdx.x; i < n; i += blockDim.x) {
-		if (i > 0 && a[i - 1].x == a[i].x) continue;
-		u64 j = i + 1;
-		while (j < n && a[j].x == a[i].x) ++j;
-		const int cnt = (int)(j - i);
-		// upstream: int cnt against the int limit, then cnt > mv->n * q_occ_frac in float
-		if (cnt > q_occ_max && __int2float_rn(cnt) > __fmul_rn(__ull2float_rn(n), q_occ_frac))
-			for (u64 t = i; t < j; ++t) mv[off + a[t].y].x = 0;
-	}
+	c = blockIdx.x * blockDim.x + threadIdx.x;
+	if (c >= n_chunks) return false;
+	r = ck_read[c];
+	b = ck_beg[c];
+	e = b + (u64)C < r_n[r] ? b + (u64)C : r_n[r];
+	return true;
 }
 
-// A thread per read: keeps the minimizers with x != 0, in order.
-extern "C" __global__ void seed_compact_mv(mm128 *mv, const u64 *r_off, u64 *r_n, int n_reads)
+// Compaction in order, out of place, in three launches: each chunk counts what it keeps, each read sums its
+// chunks (seed_scan_reads), each chunk writes its kept items at its offset.
+struct KeepMv {
+	__device__ static bool keep(const mm128 *a, const unsigned char *, u64 j) { return a[j].x != 0; }
+};
+
+template <class T, class P>
+__device__ void compact_count(const T *a, const unsigned char *kp, const u64 *r_off, const u64 *r_n,
+                              const u32 *ck_read, const u32 *ck_beg, int n_chunks, int C, u32 *ck_n)
+{
+	int c;
+	u32 r;
+	u64 b, e;
+	if (!chunk_range(ck_read, ck_beg, n_chunks, C, r_n, c, r, b, e)) return;
+	u32 k = 0;
+	for (u64 j = b; j < e; ++j) k += P::keep(a, kp, r_off[r] + j);
+	ck_n[c] = k;
+}
+
+template <class T, class P>
+__device__ void compact_write(const T *a, const unsigned char *kp, const u64 *r_off, const u64 *r_n,
+                              const u32 *ck_read, const u32 *ck_beg, int n_chunks, int C, const u32 *ck_at, T *out)
+{
+	int c;
+	u32 r;
+	u64 b, e;
+	if (!chunk_range(ck_read, ck_beg, n_chunks, C, r_n, c, r, b, e)) return;
+	const u64 off = r_off[r];
+	u64 k = off + ck_at[c];
+	for (u64 j = b; j < e; ++j)
+		if (P::keep(a, kp, off + j)) out[k++] = a[off + j];
+}
+
+// A thread per read: its chunks' offsets (ck_at) from their counts, and its count after the compaction.
+extern "C" __global__ void seed_scan_reads(const u32 *rd_ck, const u32 *ck_n, int n_reads, u32 *ck_at, u64 *r_out)
 {
 	const int r = blockIdx.x * blockDim.x + threadIdx.x;
 	if (r >= n_reads) return;
-	mm128 *a = mv + r_off[r];
-	const u64 n = r_n[r];
-	u64 k = 0;
-	for (u64 i = 0; i < n; ++i)
-		if (a[i].x != 0) a[k++] = a[i];
-	r_n[r] = k;
+	u32 s = 0;
+	for (u32 c = rd_ck[r]; c < rd_ck[r + 1]; ++c) {
+		ck_at[c] = s;
+		s += ck_n[c];
+	}
+	r_out[r] = s;
+}
+
+// ---- mm_seed_mz_flt --------------------------------------------------------------------------------------
+//
+// Only each group's size matters (how many of a read's minimizers share its x), so the groups are counted in a
+// hash table per read (tab_mask[r] + 1 slots, a power of two at least twice its minimizers, at tab_off[r]; mask 0
+// where the filter does not apply): a slot holds x + 1 (0: empty) and its count; x = ~0 is counted in max_cnt.
+
+__device__ __forceinline__ u64 qocc_slot(u64 x, u64 mask) { return hash64(x, U64_MAX) & mask; }
+
+extern "C" __global__ void seed_qocc_count(const mm128 *mv, const u64 *r_off, const u64 *r_n, const u32 *ck_read,
+                                           const u32 *ck_beg, const u64 *tab_off, const u64 *tab_mask, u64 *tab_key,
+                                           u32 *tab_cnt, u32 *max_cnt)
+{
+	u32 r;
+	u64 i;
+	chunk_item(ck_read, ck_beg, r, i);
+	const u64 mask = tab_mask[r];
+	if (!mask || i >= r_n[r]) return;
+	const u64 x = mv[r_off[r] + i].x;
+	if (x == U64_MAX) {
+		atomicAdd(max_cnt + r, 1u);
+		return;
+	}
+	u64 *key = tab_key + tab_off[r];
+	for (u64 h = qocc_slot(x, mask);; h = (h + 1) & mask) {
+		const u64 old = atomicCAS(key + h, 0ULL, x + 1);
+		if (old == 0 || old == x + 1) {
+			atomicAdd(tab_cnt + tab_off[r] + h, 1u);
+			return;
+		}
+	}
+}
+
+// The minimizers of groups too frequent get x = 0: more than q_occ_max and more than q_occ_frac of the read.
+extern "C" __global__ void seed_qocc_mark(mm128 *mv, const u64 *r_off, const u64 *r_n, const u32 *ck_read,
+                                          const u32 *ck_beg, const u64 *tab_off, const u64 *tab_mask,
+                                          const u64 *tab_key, const u32 *tab_cnt, const u32 *max_cnt, int q_occ_max,
+                                          float q_occ_frac)
+{
+	u32 r;
+	u64 i;
+	chunk_item(ck_read, ck_beg, r, i);
+	const u64 mask = tab_mask[r];
+	if (!mask || i >= r_n[r]) return;
+	mm128 *m = mv + r_off[r] + i;
+	u32 n = max_cnt[r];
+	if (m->x != U64_MAX) {
+		const u64 *key = tab_key + tab_off[r];
+		u64 h = qocc_slot(m->x, mask);
+		while (key[h] != m->x + 1) h = (h + 1) & mask;
+		n = tab_cnt[tab_off[r] + h];
+	}
+	const int cnt = (int)n;
+	// upstream: int cnt against the int limit, then cnt > mv->n * q_occ_frac in float
+	if (cnt > q_occ_max && __int2float_rn(cnt) > __fmul_rn(__ull2float_rn(r_n[r]), q_occ_frac)) m->x = 0;
+}
+
+extern "C" __global__ void seed_count_mv(const mm128 *mv, const u64 *r_off, const u64 *r_n, const u32 *ck_read,
+                                         const u32 *ck_beg, int n_chunks, int C, u32 *ck_n)
+{
+	compact_count<mm128, KeepMv>(mv, 0, r_off, r_n, ck_read, ck_beg, n_chunks, C, ck_n);
+}
+
+extern "C" __global__ void seed_write_mv(const mm128 *mv, const u64 *r_off, const u64 *r_n, const u32 *ck_read,
+                                         const u32 *ck_beg, int n_chunks, int C, const u32 *ck_at, mm128 *out)
+{
+	compact_write<mm128, KeepMv>(mv, 0, r_off, r_n, ck_read, ck_beg, n_chunks, C, ck_at, out);
 }
 
 // ---- mm_seed_collect_all, mm_seed_select, mm_collect_matches ----------------------------------------------
@@ -271,6 +368,10 @@ struct Seed {
 
 #define FLT (1u << 31)
 #define TANDEM (1u << 31)
+
+struct KeepFound {
+	__device__ static bool keep(const Seed *a, const unsigned char *, u64 j) { return a[j].n > 0; }
+};
 
 // FlatIndex::get: the number of positions of hash minier and the index of the first.
 __device__ __forceinline__ u32 index_get(u64 minier, int b, const u64 *bucket_start, const u64 *keys,
@@ -289,28 +390,41 @@ __device__ __forceinline__ u32 index_get(u64 minier, int b, const u64 *bucket_st
 	return (u32)(pos_start[lo + 1] - pos_start[lo]);
 }
 
-// A block per read: seeds[i] for minimizer i (n = 0 when the index has none).
-extern "C" __global__ void seed_lookup(const mm128 *mv, const u64 *r_off, const u64 *r_n, int b,
-                                       const u64 *bucket_start, const u64 *keys, const u64 *pos_start, Seed *seeds)
+// A thread per minimizer: seeds[i] for minimizer i (n = 0 when the index has none).
+extern "C" __global__ void seed_lookup(const mm128 *mv, const u64 *r_off, const u64 *r_n, const u32 *ck_read,
+                                       const u32 *ck_beg, int b, const u64 *bucket_start, const u64 *keys,
+                                       const u64 *pos_start, Seed *seeds)
 {
-	const int r = blockIdx.x;
+	u32 r;
+	u64 i;
+	chunk_item(ck_read, ck_beg, r, i);
 	const u64 off = r_off[r], n = r_n[r];
+	if (i >= n) return;
 	const mm128 *m = mv + off;
-	for (u64 i = threadIdx.x; i < n; i += blockDim.x) {
-		Seed q;
-		q.cr = 0;
-		q.n = index_get(m[i].x >> 8, b, bucket_start, keys, pos_start, &q.cr);
-		const u64 h = m[i].x >> 8;
-		const bool tandem = (i > 0 && h == m[i - 1].x >> 8) || (i + 1 < n && h == m[i + 1].x >> 8);
-		q.q_pos = (u32)m[i].y;
-		q.q_span = (u32)(m[i].x & 0xff);
-		q.info = ((u32)(m[i].y >> 32) & 0x7fffffffu) | (tandem ? TANDEM : 0);
-		seeds[off + i] = q;
-	}
+	Seed q;
+	q.cr = 0;
+	q.n = index_get(m[i].x >> 8, b, bucket_start, keys, pos_start, &q.cr);
+	const u64 h = m[i].x >> 8;
+	const bool tandem = (i > 0 && h == m[i - 1].x >> 8) || (i + 1 < n && h == m[i + 1].x >> 8);
+	q.q_pos = (u32)m[i].y;
+	q.q_span = (u32)(m[i].x & 0xff);
+	q.info = ((u32)(m[i].y >> 32) & 0x7fffffffu) | (tandem ? TANDEM : 0);
+	seeds[off + i] = q;
+}
+
+extern "C" __global__ void seed_count_found(const Seed *seeds, const u64 *r_off, const u64 *r_n, const u32 *ck_read,
+                                            const u32 *ck_beg, int n_chunks, int C, u32 *ck_n)
+{
+	compact_count<Seed, KeepFound>(seeds, 0, r_off, r_n, ck_read, ck_beg, n_chunks, C, ck_n);
+}
+
+extern "C" __global__ void seed_write_found(const Seed *seeds, const u64 *r_off, const u64 *r_n, const u32 *ck_read,
+                                            const u32 *ck_beg, int n_chunks, int C, const u32 *ck_at, Seed *out)
+{
+	compact_write<Seed, KeepFound>(seeds, 0, r_off, r_n, ck_read, ck_beg, n_chunks, C, ck_at, out);
 }
 
 #define MAX_MAX_HIGH_OCC 128
-#define SELECT_THREADS 32
 
 __device__ void heap_down(u64 *h, int i, int n)
 {
@@ -330,88 +444,140 @@ __device__ void heap_up(u64 *h, int i)
 	h[i] = tmp;
 }
 
-// mm_seed_select on a's n seeds: in each streak of seeds above max_occ, the (streak length)/dist rarest (at most
-// 128; ties: the earlier) are kept, none above max_max_occ. heap: 128 slots.
-__device__ void seed_select_streaks(Seed *a, u32 n, int len, int max_occ, int max_max_occ, int dist, u64 *heap)
+// mm_seed_select on the streak [st, en) of a's m seeds (those above max_occ, between seeds at or below it): the
+// (streak length)/dist rarest (at most 128; ties: the earlier) are kept, none above max_max_occ. heap: as many
+// slots as the streak has seeds (its own, so streaks run side by side).
+__device__ void select_streak(Seed *a, u32 st, u32 en, u32 m, int len, int max_max_occ, int dist, u64 *heap)
 {
-	if (n <= 1) return;
-	bool any = false;
-	for (u32 i = 0; i < n; ++i) any |= a[i].n > (u32)max_occ;
-	if (!any) return;
-	long long last0 = -1;
-	for (u32 i = 0; i <= n; ++i) {
-		if (i == n || a[i].n <= (u32)max_occ) {
-			if ((long long)i - last0 > 1) {
-				const int ps = last0 < 0 ? 0 : (int)(a[last0].q_pos >> 1);
-				const int pe = i == n ? len : (int)(a[i].q_pos >> 1);
-				const u32 st = (u32)(last0 + 1), en = i;
-				int mho = (int)(__dadd_rn(__ddiv_rn((double)(int)((u32)pe - (u32)ps), (double)dist), .499));
-				if (mho > 0) {
-					if (mho > MAX_MAX_HIGH_OCC) mho = MAX_MAX_HIGH_OCC;
-					int hn = 0;
-					for (u32 j = st; j < en && hn < mho; ++j) {
-						heap[hn] = (u64)a[j].n << 32 | j;
-						heap_up(heap, hn++);
-					}
-					for (u32 j = st + mho; j < en; ++j) {
-						if (a[j].n < (u32)(heap[0] >> 32)) {
-							heap[0] = (u64)a[j].n << 32 | j;
-							heap_down(heap, 0, hn);
-						}
-					}
-					for (int j = 0; j < hn; ++j) a[(u32)heap[j]].q_span |= FLT;
-				}
-				for (u32 j = st; j < en; ++j) {
-					a[j].q_span ^= FLT;
-					if (a[j].n > (u32)max_max_occ) a[j].q_span |= FLT;
-				}
-			}
-			last0 = i;
+	const int ps = st == 0 ? 0 : (int)(a[st - 1].q_pos >> 1);
+	const int pe = en == m ? len : (int)(a[en].q_pos >> 1);
+	int mho = (int)(__dadd_rn(__ddiv_rn((double)(int)((u32)pe - (u32)ps), (double)dist), .499));
+	if (mho > 0) {
+		if (mho > MAX_MAX_HIGH_OCC) mho = MAX_MAX_HIGH_OCC;
+		int hn = 0;
+		for (u32 j = st; j < en && hn < mho; ++j) {
+			heap[hn] = (u64)a[j].n << 32 | j;
+			heap_up(heap, hn++);
 		}
+		for (u32 j = st + mho; j < en; ++j) {
+			if (a[j].n < (u32)(heap[0] >> 32)) {
+				heap[0] = (u64)a[j].n << 32 | j;
+				heap_down(heap, 0, hn);
+			}
+		}
+		for (int j = 0; j < hn; ++j) a[(u32)heap[j]].q_span |= FLT;
+	}
+	for (u32 j = st; j < en; ++j) {
+		a[j].q_span ^= FLT;
+		if (a[j].n > (u32)max_max_occ) a[j].q_span |= FLT;
 	}
 }
 
-// A thread per read: the read's found seeds (in query order), filtered by the occurrence limits; the kept ones
-// compacted in place with their anchors' offsets in the read (a_rel), mini_pos, rep_len, and the counts.
-extern "C" __global__ void seed_select(Seed *seeds, const u64 *r_off, const u64 *r_n, const int *r_qlen,
-                                       int n_reads, int max_occ, int max_max_occ, int dist, u64 *a_rel,
-                                       u64 *mini_pos, u64 *r_nseed, u64 *r_na, int *r_rep)
+// A thread per found seed (r_m[r] of read r, in query order): the occurrence limits' flags. With dist, the thread
+// of each streak's first seed runs mm_seed_select on the streak (a read of one seed is left alone, as upstream
+// leaves it); heaps: a slot per seed.
+extern "C" __global__ void seed_select_flag(Seed *seeds, const u64 *r_off, const u64 *r_m, const int *r_qlen,
+                                            const u32 *ck_read, const u32 *ck_beg, int max_occ, int max_max_occ,
+                                            int dist, u64 *heaps)
 {
-	__shared__ u64 heaps[SELECT_THREADS * MAX_MAX_HIGH_OCC];
-	const int r = blockIdx.x * blockDim.x + threadIdx.x;
-	if (r >= n_reads) return;
-	const u64 off = r_off[r], n = r_n[r];
-	Seed *a = seeds + off;
-	u32 m = 0;
-	for (u64 i = 0; i < n; ++i)
-		if (a[i].n > 0) a[m++] = a[i];
-	if (dist > 0 && max_max_occ > max_occ)
-		seed_select_streaks(a, m, r_qlen[r], max_occ, max_max_occ, dist, heaps + threadIdx.x * MAX_MAX_HIGH_OCC);
-	else
-		for (u32 i = 0; i < m; ++i)
-			if (a[i].n > (u32)max_occ) a[i].q_span |= FLT;
-	int rep_st = 0, rep_en = 0, rep_len = 0;
-	u64 n_a = 0;
-	u32 kept = 0;
-	for (u32 i = 0; i < m; ++i) {
-		Seed q = a[i];
+	u32 r;
+	u64 i;
+	chunk_item(ck_read, ck_beg, r, i);
+	const u64 m = r_m[r];
+	if (i >= m) return;
+	Seed *a = seeds + r_off[r];
+	if (!(dist > 0 && max_max_occ > max_occ)) {
+		if (a[i].n > (u32)max_occ) a[i].q_span |= FLT;
+		return;
+	}
+	if (m <= 1 || a[i].n <= (u32)max_occ || (i > 0 && a[i - 1].n > (u32)max_occ)) return;
+	u64 en = i + 1;
+	while (en < m && a[en].n > (u32)max_occ) ++en;
+	select_streak(a, (u32)i, (u32)en, (u32)m, r_qlen[r], max_max_occ, dist, heaps + r_off[r] + i);
+}
+
+// A chunk's share of mm_collect_matches' loop: its kept seeds and their anchors, and its filtered seeds' part of
+// rep_len (the first one's interval, the last one's end, what the others add). seed_select_reads turns kept and
+// na into the chunk's offsets.
+struct SelChunk {
+	u64 na;
+	u32 kept, has;
+	int first_st, first_en, last_en;
+	u32 inner;
+};
+
+extern "C" __global__ void seed_select_chunks(const Seed *seeds, const u64 *r_off, const u64 *r_m, const u32 *ck_read,
+                                              const u32 *ck_beg, int n_chunks, int C, SelChunk *out)
+{
+	int c;
+	u32 r;
+	u64 b, e;
+	if (!chunk_range(ck_read, ck_beg, n_chunks, C, r_m, c, r, b, e)) return;
+	const Seed *a = seeds + r_off[r];
+	SelChunk s = {0, 0, 0, 0, 0, 0, 0};
+	for (u64 i = b; i < e; ++i) {
+		const Seed q = a[i];
 		if (q.q_span & FLT) {
 			const int en = (int)((q.q_pos >> 1) + 1), st = (int)((u32)en - (q.q_span & ~FLT));
-			if (st > rep_en) {
-				rep_len = (int)((u32)rep_len + (u32)(rep_en - rep_st));
-				rep_st = st, rep_en = en;
-			} else rep_en = en;
+			if (!s.has) s.has = 1, s.first_st = st, s.first_en = en;
+			else s.inner += st > s.last_en ? (u32)(en - st) : (u32)(en - s.last_en);
+			s.last_en = en;
 		} else {
-			mini_pos[off + kept] = (u64)q.q_span << 32 | (q.q_pos >> 1);
-			a_rel[off + kept] = n_a;
-			n_a += q.n;
-			a[kept++] = q;
+			++s.kept;
+			s.na += q.n;
 		}
 	}
-	rep_len = (int)((u32)rep_len + (u32)(rep_en - rep_st));
+	out[c] = s;
+}
+
+// A thread per read: mm_collect_matches' rep_len (a filtered seed starts a new interval past the last one's end,
+// else extends it to its own end), the kept seeds' and anchors' counts, and each chunk's offsets.
+extern "C" __global__ void seed_select_reads(const u32 *rd_ck, int n_reads, SelChunk *ck, u64 *r_nseed, u64 *r_na,
+                                             int *r_rep)
+{
+	const int r = blockIdx.x * blockDim.x + threadIdx.x;
+	if (r >= n_reads) return;
+	int last_en = 0;
+	u32 rep = 0, kept = 0;
+	u64 na = 0;
+	for (u32 c = rd_ck[r]; c < rd_ck[r + 1]; ++c) {
+		SelChunk s = ck[c];
+		if (s.has) {
+			rep += s.first_st > last_en ? (u32)(s.first_en - s.first_st) : (u32)(s.first_en - last_en);
+			rep += s.inner;
+			last_en = s.last_en;
+		}
+		const u32 k = s.kept;
+		const u64 a = s.na;
+		s.kept = kept, s.na = na;
+		ck[c] = s;
+		kept += k, na += a;
+	}
 	r_nseed[r] = kept;
-	r_na[r] = n_a;
-	r_rep[r] = rep_len;
+	r_na[r] = na;
+	r_rep[r] = (int)rep;
+}
+
+// A thread per chunk: its kept seeds, compacted into out, with their anchors' offsets in the read (a_rel) and
+// mini_pos.
+extern "C" __global__ void seed_select_write(const Seed *seeds, const u64 *r_off, const u64 *r_m, const u32 *ck_read,
+                                             const u32 *ck_beg, int n_chunks, int C, const SelChunk *ck, Seed *out,
+                                             u64 *a_rel, u64 *mini_pos)
+{
+	int c;
+	u32 r;
+	u64 b, e;
+	if (!chunk_range(ck_read, ck_beg, n_chunks, C, r_m, c, r, b, e)) return;
+	const u64 off = r_off[r];
+	u64 k = off + ck[c].kept, na = ck[c].na;
+	for (u64 i = b; i < e; ++i) {
+		const Seed q = seeds[off + i];
+		if (q.q_span & FLT) continue;
+		mini_pos[k] = (u64)q.q_span << 32 | (q.q_pos >> 1);
+		a_rel[k] = na;
+		na += q.n;
+		out[k++] = q;
+	}
 }
 
 // ---- collect_seed_hits' anchors ----------------------------------------------------------------------------
@@ -435,94 +601,108 @@ __device__ int bytes_cmp(const unsigned char *a, u64 na, const unsigned char *b,
 	return na < nb ? -1 : na > nb ? 1 : 0;
 }
 
-// A block per read, a warp per kept seed, a lane per position: the anchors at a_off[r] + a_rel[seed] + t, with
-// keep[...] = 0 where skip_seed drops one (keep is null unless the flags can drop). The read's name, when it has
-// one, is qnames[qname_off[r]..qname_off[r + 1]] (has_qname[r]); the index's names likewise.
-extern "C" __global__ void seed_expand(const Seed *seeds, const u64 *r_off, const u64 *r_nseed, const u64 *a_rel,
-                                       const u64 *a_off, const int *r_qlen, const unsigned char *has_qname,
-                                       const u64 *qname_off, const unsigned char *qnames, const u64 *pos,
-                                       const u32 *seq_len, const u64 *name_off, const unsigned char *names,
-                                       long long flag, mm128 *anchors, unsigned char *keep)
+// A thread per kept seed: its anchors at a_off[r] + a_rel[seed] + t, with keep[...] = 0 where skip_seed drops one
+// (keep is null unless the flags can drop). The read's name, when it has one, is
+// qnames[qname_off[r]..qname_off[r + 1]] (has_qname[r]); the index's names likewise.
+extern "C" __global__ void seed_expand(const Seed *seeds, const u64 *r_off, const u64 *r_nseed, const u32 *ck_read,
+                                       const u32 *ck_beg, const u64 *a_rel, const u64 *a_off, const int *r_qlen,
+                                       const unsigned char *has_qname, const u64 *qname_off,
+                                       const unsigned char *qnames, const u64 *pos, const u32 *seq_len,
+                                       const u64 *name_off, const unsigned char *names, long long flag,
+                                       mm128 *anchors, unsigned char *keep)
 {
-	const int r = blockIdx.x;
-	const u64 off = r_off[r], ns = r_nseed[r];
+	u32 r;
+	u64 j;
+	chunk_item(ck_read, ck_beg, r, j);
+	const u64 off = r_off[r];
+	if (j >= r_nseed[r]) return;
 	const int qlen = r_qlen[r];
-	const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, n_warps = blockDim.x >> 5;
 	const bool names_used = has_qname[r] && (flag & (F_NO_DIAG | F_NO_DUAL));
 	const unsigned char *qn = qnames + qname_off[r];
 	const u64 qn_len = qname_off[r + 1] - qname_off[r];
-	for (u64 j = warp; j < ns; j += n_warps) {
-		const Seed q = seeds[off + j];
-		const u32 q_span = q.q_span & ~FLT;
-		const u64 base = a_off[r] + a_rel[off + j];
-		for (u32 t = lane; t < q.n; t += 32) {
-			const u64 rr = pos[q.cr + t];
-			bool skip = false, is_self = false;
-			// skip_seed
-			if (names_used) {
-				const u64 rid = rr >> 32;
-				const int cmp = bytes_cmp(qn, qn_len, names + name_off[rid], name_off[rid + 1] - name_off[rid]);
-				if ((flag & F_NO_DIAG) && cmp == 0 && (int)seq_len[rid] == qlen) {
-					if ((u32)rr >> 1 == q.q_pos >> 1) skip = true;
-					else if ((rr & 1) == (q.q_pos & 1)) is_self = true;
-				}
-				if (!skip && (flag & F_NO_DUAL) && cmp > 0) skip = true;
+	const Seed q = seeds[off + j];
+	const u32 q_span = q.q_span & ~FLT;
+	const u64 base = a_off[r] + a_rel[off + j];
+	for (u32 t = 0; t < q.n; ++t) {
+		const u64 rr = pos[q.cr + t];
+		bool skip = false, is_self = false;
+		// skip_seed
+		if (names_used) {
+			const u64 rid = rr >> 32;
+			const int cmp = bytes_cmp(qn, qn_len, names + name_off[rid], name_off[rid + 1] - name_off[rid]);
+			if ((flag & F_NO_DIAG) && cmp == 0 && (int)seq_len[rid] == qlen) {
+				if ((u32)rr >> 1 == q.q_pos >> 1) skip = true;
+				else if ((rr & 1) == (q.q_pos & 1)) is_self = true;
 			}
-			if (!skip && (flag & (F_FOR_ONLY | F_REV_ONLY))) {
-				if ((rr & 1) == (q.q_pos & 1)) {
-					if (flag & F_REV_ONLY) skip = true;
-				} else if (flag & F_FOR_ONLY) skip = true;
-			}
-			if (keep) keep[base + t] = !skip;
-			if (skip) continue;
-			const u32 rpos = (u32)rr >> 1;
-			mm128 p;
-			if ((rr & 1) == (q.q_pos & 1)) {
-				p.x = (rr & HI32) | rpos;
-				p.y = (u64)q_span << 32 | (q.q_pos >> 1);
-			} else if (!(flag & F_QSTRAND)) {
-				p.x = 1ULL << 63 | (rr & HI32) | rpos;
-				p.y = (u64)q_span << 32 | (u32)((u32)qlen - (((q.q_pos >> 1) + 1) - q_span) - 1);
-			} else {
-				const int len = (int)seq_len[rr >> 32];
-				const int x = (int)((u32)len - ((rpos + 1) - q_span) - 1);
-				p.x = 1ULL << 63 | (rr & HI32) | (u64)(long long)x;
-				p.y = (u64)q_span << 32 | (q.q_pos >> 1);
-			}
-			p.y |= (u64)(q.info & 0x7fffffffu) << SEED_SEG_SHIFT;
-			if (q.info & TANDEM) p.y |= SEED_TANDEM;
-			if (is_self) p.y |= SEED_SELF;
-			anchors[base + t] = p;
+			if (!skip && (flag & F_NO_DUAL) && cmp > 0) skip = true;
 		}
+		if (!skip && (flag & (F_FOR_ONLY | F_REV_ONLY))) {
+			if ((rr & 1) == (q.q_pos & 1)) {
+				if (flag & F_REV_ONLY) skip = true;
+			} else if (flag & F_FOR_ONLY) skip = true;
+		}
+		if (keep) keep[base + t] = !skip;
+		if (skip) continue;
+		const u32 rpos = (u32)rr >> 1;
+		mm128 p;
+		if ((rr & 1) == (q.q_pos & 1)) {
+			p.x = (rr & HI32) | rpos;
+			p.y = (u64)q_span << 32 | (q.q_pos >> 1);
+		} else if (!(flag & F_QSTRAND)) {
+			p.x = 1ULL << 63 | (rr & HI32) | rpos;
+			p.y = (u64)q_span << 32 | (u32)((u32)qlen - (((q.q_pos >> 1) + 1) - q_span) - 1);
+		} else {
+			const int len = (int)seq_len[rr >> 32];
+			const int x = (int)((u32)len - ((rpos + 1) - q_span) - 1);
+			p.x = 1ULL << 63 | (rr & HI32) | (u64)(long long)x;
+			p.y = (u64)q_span << 32 | (q.q_pos >> 1);
+		}
+		p.y |= (u64)(q.info & 0x7fffffffu) << SEED_SEG_SHIFT;
+		if (q.info & TANDEM) p.y |= SEED_TANDEM;
+		if (is_self) p.y |= SEED_SELF;
+		anchors[base + t] = p;
 	}
 }
 
-// A thread per read: the anchors not dropped, in order; r_na becomes their count.
-extern "C" __global__ void seed_compact_a(mm128 *anchors, const unsigned char *keep, const u64 *a_off, u64 *r_na,
-                                          int n_reads)
+struct KeepByte {
+	__device__ static bool keep(const mm128 *, const unsigned char *kp, u64 j) { return kp[j]; }
+};
+
+// The anchors skip_seed dropped, compacted away (chunks of the anchors; r_off: each read's first anchor).
+extern "C" __global__ void seed_count_kept(const unsigned char *keep, const u64 *r_off, const u64 *r_n,
+                                           const u32 *ck_read, const u32 *ck_beg, int n_chunks, int C, u32 *ck_n)
 {
-	const int r = blockIdx.x * blockDim.x + threadIdx.x;
-	if (r >= n_reads) return;
-	const u64 off = a_off[r], n = r_na[r];
-	u64 k = 0;
-	for (u64 i = 0; i < n; ++i)
-		if (keep[off + i]) anchors[off + k++] = anchors[off + i];
-	r_na[r] = k;
+	compact_count<mm128, KeepByte>(0, keep, r_off, r_n, ck_read, ck_beg, n_chunks, C, ck_n);
+}
+
+extern "C" __global__ void seed_write_kept(const mm128 *anchors, const unsigned char *keep, const u64 *r_off,
+                                           const u64 *r_n, const u32 *ck_read, const u32 *ck_beg, int n_chunks,
+                                           int C, const u32 *ck_at, mm128 *out)
+{
+	compact_write<mm128, KeepByte>(anchors, keep, r_off, r_n, ck_read, ck_beg, n_chunks, C, ck_at, out);
 }
 
 // ---- radix_sort_128x ---------------------------------------------------------------------------------------
 //
 // ksort.h's in-place MSD radix sort (8 bits a level, insertion sort at 64 elements or fewer), which is not stable:
 // its order of equal keys is part of the output, so each range is sorted by upstream's own steps. A task is a range
-// (beg, end, shift) of the array, sorted level by level, a launch pair per level: seed_rs_hist counts its digits
-// (a block per task), seed_rs_permute distributes it as upstream does (its thread walks the cycles) and queues its
-// buckets of more than 64 for the next level and the others of two or more for seed_rs_small's insertion sort
-// after the last level (upstream's order of work differs, but the buckets are disjoint). A level whose keys all
+// (beg, end, shift) of the array, sorted level by level: seed_rs_hist counts its digits and keeps them (a block per
+// task); seed_rs_walk replays upstream's cycles on the digits alone (a thread per task), which says where each
+// element goes, and queues the task's buckets of more than 64 for the next level and the others of two or more for
+// seed_rs_small's insertion sort after the last level (upstream's order of work differs, but the buckets are
+// disjoint); seed_rs_copy and seed_rs_scatter move the elements there (a block per task). A level whose keys all
 // fall in one bucket moves nothing and recurses on the whole range, as upstream does; so a read's sort starts at
 // the first level whose digits differ (seed_rs_diff), and at the last level nothing recurses.
+//
+// Upstream's cycles as visits: upstream reads each slot once, before anything is written there, and in each bucket's
+// region in order; the element it reads goes to the next free slot of its digit's bucket (filled in order too), at
+// once or, for a cycle's first, when the cycle closes, with no other element placed in between. After reading a
+// slot upstream reads the next unread slot of the region of the digit it read; when that region has none left (only
+// the scan's bucket can run out), the first region with slots left. So the walk needs each region's next digit:
+// kept eight at a time in a word.
 
 #define RS_MIN_SIZE 64
-#define RS_THREADS 16
+#define RS_THREADS 8
 
 __device__ void rs_insertsort(mm128 *a, u32 n)
 {
@@ -547,64 +727,96 @@ extern "C" __global__ void seed_rs_diff(const mm128 *a, const u64 *off, const u6
 }
 
 // Tasks, three words each (beg, end, shift), one per read: its range and its first level whose digits differ
-// (none when its keys are all equal).
-extern "C" __global__ void seed_tasks_init(const u64 *off, const u64 *n, const u64 *diff, int n_reads, u64 *tasks)
+// (none when its keys are all equal, or when it has more than max_n, which the host sorts).
+extern "C" __global__ void seed_tasks_init(const u64 *off, const u64 *n, const u64 *diff, int n_reads, u64 max_n,
+                                           u64 *tasks)
 {
 	const int r = blockIdx.x * blockDim.x + threadIdx.x;
 	if (r >= n_reads) return;
 	tasks[3 * r] = off[r];
-	tasks[3 * r + 1] = diff[r] ? off[r] + n[r] : off[r];
+	tasks[3 * r + 1] = diff[r] && n[r] <= max_n ? off[r] + n[r] : off[r];
 	tasks[3 * r + 2] = diff[r] ? (u64)((63 - __clzll((long long)diff[r])) / 8 * 8) : 0;
 }
 
-// A block per task of more than 64: its digits' counts (hist zeroed before, 256 a task).
-extern "C" __global__ void seed_rs_hist(const mm128 *a, const u64 *tasks, u32 *hist)
+// A block per task of more than 64: its digits (dig) and their counts (hist zeroed before, 256 a task).
+extern "C" __global__ void seed_rs_hist(const mm128 *a, const u64 *tasks, u32 *hist, unsigned char *dig)
 {
 	const u32 t = blockIdx.x;
 	const u64 beg = tasks[3 * t], n = tasks[3 * t + 1] - beg;
 	const int s = (int)tasks[3 * t + 2];
 	if (n <= RS_MIN_SIZE) return;
-	for (u64 i = threadIdx.x; i < n; i += blockDim.x) atomicAdd(hist + 256 * t + (a[beg + i].x >> s & 255), 1u);
+	for (u64 i = threadIdx.x; i < n; i += blockDim.x) {
+		const unsigned d = (unsigned)(a[beg + i].x >> s & 255);
+		dig[beg + i] = (unsigned char)d;
+		atomicAdd(hist + 256 * t + d, 1u);
+	}
 }
 
-// A thread per task: upstream's distribution at the task's level (or the insertion sort of a read of 64 or fewer).
-// counts[0]: next's tasks, counts[1]: small's.
-extern "C" __global__ void seed_rs_permute(mm128 *a, const u64 *tasks, u32 n_tasks, const u32 *hist, u64 *next,
-                                           u64 *small, u32 *counts)
+// Whether a task's elements move at this level: more than 64 of them (fewer are insertion-sorted by the walk's
+// thread) in more than one bucket.
+__device__ __forceinline__ bool rs_moves(const u64 *tasks, u32 t, const u32 *hist, const unsigned char *dig)
 {
-	__shared__ u32 s_bb[RS_THREADS * 256], s_be[RS_THREADS * 256];
+	const u64 beg = tasks[3 * t], n = tasks[3 * t + 1] - beg;
+	return n > RS_MIN_SIZE && hist[256 * t + dig[beg]] != n;
+}
+
+// The digits from d[i] on, the first in the low byte (at least the rest of i's word; d is padded by a word).
+__device__ __forceinline__ u64 rs_digits(const unsigned char *d, u64 i)
+{
+	const size_t at = (size_t)(d + i);
+	return *(const u64 *)(at & ~(size_t)7) >> 8 * (at & 7);
+}
+
+// A thread per task: upstream's distribution at the task's level as each element's slot (dst, relative to the
+// task; or the insertion sort of a task of 64 or fewer), and the buckets queued. counts[0]: next's tasks,
+// counts[1]: small's.
+extern "C" __global__ void seed_rs_walk(mm128 *a, const u64 *tasks, u32 n_tasks, const u32 *hist,
+                                        const unsigned char *dig, u32 *dst, u64 *next, u64 *small, u32 *counts)
+{
+	__shared__ u32 s_vis[RS_THREADS * 256], s_fill[RS_THREADS * 256], s_be[RS_THREADS * 256];
+	__shared__ u64 s_word[RS_THREADS * 256];
 	const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
 	if (t >= n_tasks) return;
-	u32 *bb = s_bb + threadIdx.x * 256, *be = s_be + threadIdx.x * 256;
+	u32 *vis = s_vis + threadIdx.x * 256, *fill = s_fill + threadIdx.x * 256, *be = s_be + threadIdx.x * 256;
+	u64 *word = s_word + threadIdx.x * 256;
 	const u64 beg = tasks[3 * t];
 	const u32 n = (u32)(tasks[3 * t + 1] - beg);
 	const int s = (int)tasks[3 * t + 2];
-	mm128 *b = a + beg;
 	if (n <= RS_MIN_SIZE) {
-		if (n > 1) rs_insertsort(b, n);
+		if (n > 1) rs_insertsort(a + beg, n);
 		return;
 	}
 	const u32 *h = hist + 256 * t;
-	bb[0] = 0, be[0] = h[0];
-	for (int k = 1; k < 256; ++k) {
-		be[k] = be[k - 1] + h[k];
-		bb[k] = be[k - 1];
+	const unsigned char *d = dig + beg;
+	u32 *to = dst + beg;
+	for (u32 k = 0, at = 0; k < 256; ++k) {
+		vis[k] = fill[k] = at;
+		at += h[k];
+		be[k] = at;
+		word[k] = rs_digits(d, vis[k]);
 	}
-	if (h[b[0].x >> s & 255] != n) {
-		for (int k = 0; k < 256;) {
-			if (bb[k] != be[k]) {
-				u32 l = b[bb[k]].x >> s & 255;
-				if (l != (u32)k) {
-					mm128 tmp = b[bb[k]];
-					do {
-						const mm128 swap = tmp;
-						tmp = b[bb[l]];
-						b[bb[l]++] = swap;
-						l = tmp.x >> s & 255;
-					} while (l != (u32)k);
-					b[bb[k]++] = tmp;
-				} else ++bb[k];
-			} else ++k;
+	if (h[d[0]] != n) {
+		// the region being read (cur) in registers: its next unread slot v, its end e, its next digits w and the
+		// next free slot f of its bucket; written back when the walk leaves it
+		u32 k = 0;
+		while (vis[k] == be[k]) ++k;
+		u32 cur = k, v = vis[cur], e = be[cur], f = fill[cur];
+		u64 w = word[cur];
+		for (u32 step = 0; step < n; ++step) {
+			if (v == e) {
+				vis[cur] = v, fill[cur] = f;
+				while (vis[k] == be[k]) ++k;
+				cur = k, v = vis[cur], e = be[cur], f = fill[cur], w = word[cur];
+			}
+			const u32 l = (u32)(w & 255), q = v++;
+			w = (beg + v) & 7 ? w >> 8 : rs_digits(d, v);
+			if (l == cur) {
+				to[q] = f++;
+			} else {
+				vis[cur] = v, fill[cur] = f, word[cur] = w;
+				cur = l, v = vis[cur], e = be[cur], f = fill[cur], w = word[cur];
+				to[q] = f++;
+			}
 		}
 	}
 	if (s == 0) return;
@@ -621,6 +833,26 @@ extern "C" __global__ void seed_rs_permute(mm128 *a, const u64 *tasks, u32 n_tas
 			small[2 * q + 1] = beg + be[k];
 		}
 	}
+}
+
+// A block per task whose elements move: the task's elements copied aside...
+extern "C" __global__ void seed_rs_copy(const mm128 *a, const u64 *tasks, const u32 *hist, const unsigned char *dig,
+                                        mm128 *tmp)
+{
+	const u32 t = blockIdx.x;
+	if (!rs_moves(tasks, t, hist, dig)) return;
+	const u64 beg = tasks[3 * t], n = tasks[3 * t + 1] - beg;
+	for (u64 i = threadIdx.x; i < n; i += blockDim.x) tmp[beg + i] = a[beg + i];
+}
+
+// ...then each put in its slot.
+extern "C" __global__ void seed_rs_scatter(mm128 *a, const u64 *tasks, const u32 *hist, const unsigned char *dig,
+                                           const u32 *dst, const mm128 *tmp)
+{
+	const u32 t = blockIdx.x;
+	if (!rs_moves(tasks, t, hist, dig)) return;
+	const u64 beg = tasks[3 * t], n = tasks[3 * t + 1] - beg;
+	for (u64 i = threadIdx.x; i < n; i += blockDim.x) a[beg + dst[beg + i]] = tmp[beg + i];
 }
 
 // A thread per range (beg, end) of 2 to 64: the insertion sort.

@@ -8,6 +8,7 @@ use super::batch::{ReadSeeds, SeedOpt, SeedRead};
 use super::index::FlatIndex;
 use super::twin::hits::{collect_minimizers, flag, SeedHits};
 use super::Minimizer;
+use crate::chain::twin::radix_sort_128x;
 use crate::gpu::fault::{self, Step};
 use crate::gpu::{gate, GpuRuntime};
 use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
@@ -20,13 +21,14 @@ const MODULE_NAME: &str = "seed";
 pub const LAUNCH_BASES: usize = 1 << 26;
 /// Bases a sketch thread owns.
 pub const CHUNK_BASES: usize = 1024;
+/// Items (minimizers, seeds, anchors) of a read in a chunk of the later steps (a block of that many threads, or
+/// one thread walking them).
+pub const CHUNK_ITEMS: usize = 256;
 /// kernels/seed.cu's `RS_MIN_SIZE`: ranges of the sort this small are insertion-sorted.
 const RS_MIN_SIZE: usize = 64;
-/// A launch's kernels' block sizes (kernels/seed.cu's `SELECT_THREADS` and `RS_THREADS`).
-const SELECT_THREADS: u32 = 32;
-const RS_THREADS: u32 = 16;
+/// kernels/seed.cu's `RS_THREADS`: the sort walk's block size.
+const RS_THREADS: u32 = 8;
 const READ_THREADS: u32 = 128;
-const EXPAND_THREADS: u32 = 256;
 
 /// The device's copy of a [`FlatIndex`] (one part of a multi-part index: upload the next part in its place), kept
 /// for the run; the references' lengths and names go with it for the anchors' filters.
@@ -189,6 +191,90 @@ pub fn offsets(n: impl IntoIterator<Item = u64>) -> Vec<u64> {
     o
 }
 
+/// The work units of a launch: bases a sketch thread owns, items a chunk of the later steps holds, and the most
+/// anchors a read's sort runs on the device with (one thread walks each level of a read's sort, so a longer one
+/// is sorted on the host, by the twin's `radix_sort_128x`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chunks {
+    pub bases: usize,
+    pub items: usize,
+    pub sort_max: usize,
+}
+
+/// What launches use.
+pub const CHUNKS: Chunks = Chunks { bases: CHUNK_BASES, items: CHUNK_ITEMS, sort_max: SORT_GPU_MAX };
+
+/// Reads with more anchors than this are sorted on the host.
+pub const SORT_GPU_MAX: usize = 16384;
+
+/// A read's anchors as the launch leaves them sorted: those the device did not sort (more than `sort_max`) are
+/// sorted here.
+pub fn finish_sort(a: &mut [Minimizer], sort_max: usize) {
+    if a.len() > sort_max {
+        radix_sort_128x(a);
+    }
+}
+
+/// Each read's items in chunks of `items`: chunk c is items `beg[c]..` of read `read[c]`, read r's chunks are
+/// `first[r]..first[r + 1]` (a read without items has none).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct ItemChunks {
+    pub read: Vec<u32>,
+    pub beg: Vec<u32>,
+    pub first: Vec<u32>,
+}
+
+impl ItemChunks {
+    pub fn new(counts: &[u64], items: usize) -> ItemChunks {
+        let mut c = ItemChunks::default();
+        for (r, &n) in counts.iter().enumerate() {
+            c.first.push(c.read.len() as u32);
+            for b in (0..n).step_by(items) {
+                c.read.push(r as u32);
+                c.beg.push(b as u32);
+            }
+        }
+        c.first.push(c.read.len() as u32);
+        c
+    }
+}
+
+/// An [`ItemChunks`] on the device.
+struct DeviceChunks {
+    read: CudaSlice<u32>,
+    beg: CudaSlice<u32>,
+    first: CudaSlice<u32>,
+    n: usize,
+    items: u32,
+}
+
+impl DeviceChunks {
+    fn upload(st: &Arc<CudaStream>, counts: &[u64], items: usize) -> DResult<DeviceChunks> {
+        let c = ItemChunks::new(counts, items);
+        Ok(DeviceChunks {
+            read: st.clone_htod(&non_empty(&c.read)).map_err(derr("upload"))?,
+            beg: st.clone_htod(&non_empty(&c.beg)).map_err(derr("upload"))?,
+            first: st.clone_htod(&c.first).map_err(derr("upload"))?,
+            n: c.read.len(),
+            items: items as u32,
+        })
+    }
+
+    /// A block per chunk, a thread per item: none when there are no chunks.
+    fn per_item(&self) -> Option<LaunchConfig> {
+        (self.n > 0).then_some(LaunchConfig { grid_dim: (self.n as u32, 1, 1), block_dim: (self.items, 1, 1), shared_mem_bytes: 0 })
+    }
+
+    /// A thread per chunk.
+    fn per_chunk(&self) -> LaunchConfig {
+        grid(self.n, READ_THREADS)
+    }
+
+    fn n_i32(&self) -> i32 {
+        self.n as i32
+    }
+}
+
 fn grid(n: usize, threads: u32) -> LaunchConfig {
     LaunchConfig { grid_dim: ((n as u32).div_ceil(threads).max(1), 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: 0 }
 }
@@ -205,17 +291,27 @@ fn pairs(words: &[u64]) -> Vec<Minimizer> {
 /// The functions of the module, loaded once per launch.
 struct Kernels {
     sketch: CudaFunction,
-    qocc_pairs: CudaFunction,
+    scan_reads: CudaFunction,
+    qocc_count: CudaFunction,
     qocc_mark: CudaFunction,
-    compact_mv: CudaFunction,
+    count_mv: CudaFunction,
+    write_mv: CudaFunction,
     lookup: CudaFunction,
-    select: CudaFunction,
+    count_found: CudaFunction,
+    write_found: CudaFunction,
+    select_flag: CudaFunction,
+    select_chunks: CudaFunction,
+    select_reads: CudaFunction,
+    select_write: CudaFunction,
     expand: CudaFunction,
-    compact_a: CudaFunction,
+    count_kept: CudaFunction,
+    write_kept: CudaFunction,
     rs_diff: CudaFunction,
     tasks_init: CudaFunction,
     rs_hist: CudaFunction,
-    rs_permute: CudaFunction,
+    rs_walk: CudaFunction,
+    rs_copy: CudaFunction,
+    rs_scatter: CudaFunction,
     rs_small: CudaFunction,
 }
 
@@ -225,17 +321,27 @@ impl Kernels {
         let f = |name: &str| m.load_function(name).map_err(|e| format!("loading {name}: {e:?}"));
         Ok(Kernels {
             sketch: f("seed_sketch")?,
-            qocc_pairs: f("seed_qocc_pairs")?,
+            scan_reads: f("seed_scan_reads")?,
+            qocc_count: f("seed_qocc_count")?,
             qocc_mark: f("seed_qocc_mark")?,
-            compact_mv: f("seed_compact_mv")?,
+            count_mv: f("seed_count_mv")?,
+            write_mv: f("seed_write_mv")?,
             lookup: f("seed_lookup")?,
-            select: f("seed_select")?,
+            count_found: f("seed_count_found")?,
+            write_found: f("seed_write_found")?,
+            select_flag: f("seed_select_flag")?,
+            select_chunks: f("seed_select_chunks")?,
+            select_reads: f("seed_select_reads")?,
+            select_write: f("seed_select_write")?,
             expand: f("seed_expand")?,
-            compact_a: f("seed_compact_a")?,
+            count_kept: f("seed_count_kept")?,
+            write_kept: f("seed_write_kept")?,
             rs_diff: f("seed_rs_diff")?,
             tasks_init: f("seed_tasks_init")?,
             rs_hist: f("seed_rs_hist")?,
-            rs_permute: f("seed_rs_permute")?,
+            rs_walk: f("seed_rs_walk")?,
+            rs_copy: f("seed_rs_copy")?,
+            rs_scatter: f("seed_rs_scatter")?,
             rs_small: f("seed_rs_small")?,
         })
     }
@@ -280,7 +386,9 @@ fn derr(what: &'static str) -> impl Fn(cudarc::driver::DriverError) -> String {
 }
 
 /// Sorts `a` (pairs of words) in each read's range `off[r]..off[r] + n[r]` as `radix_sort_128x` does, `total`
-/// elements in all: a launch pair per level, then the insertion sorts.
+/// elements in all, but the ranges longer than `sort_max`: per level the digits counted, upstream's walk on them,
+/// the elements moved; then the insertion sorts.
+#[allow(clippy::too_many_arguments)]
 fn sort_ranges(
     st: &Arc<CudaStream>,
     k: &Kernels,
@@ -289,16 +397,23 @@ fn sort_ranges(
     n: &CudaSlice<u64>,
     n_reads: usize,
     total: usize,
+    sort_max: usize,
 ) -> DResult<()> {
     // ranges of more than 64 in a level, of 2 to 64 in all levels (they are disjoint)
     let cap = n_reads.max(total / (RS_MIN_SIZE + 1) + 1);
     let cap_small = total / 2 + 1;
-    // SAFETY: the first n_reads tasks are written by seed_tasks_init, later ones by seed_rs_permute before read;
-    // hist is zeroed before each level's counts; small's first counts[1] ranges are written before read.
+    let cells = total.max(1);
+    // SAFETY: the first n_reads tasks are written by seed_tasks_init, later ones by seed_rs_walk before read;
+    // hist is zeroed before each level's counts; small's first counts[1] ranges are written before read; a moving
+    // task's digits, slots and copies are written (by seed_rs_hist, seed_rs_walk, seed_rs_copy) before read.
     let mut tasks = unsafe { st.alloc::<u64>(3 * cap) }.map_err(derr("alloc"))?;
     let mut next = unsafe { st.alloc::<u64>(3 * cap) }.map_err(derr("alloc"))?;
     let mut small = unsafe { st.alloc::<u64>(2 * cap_small) }.map_err(derr("alloc"))?;
     let mut hist = unsafe { st.alloc::<u32>(256 * cap) }.map_err(derr("alloc"))?;
+    // a word of padding: the walk reads its digits a word at a time
+    let mut dig = unsafe { st.alloc::<u8>(cells + 8) }.map_err(derr("alloc"))?;
+    let mut dst = unsafe { st.alloc::<u32>(cells) }.map_err(derr("alloc"))?;
+    let mut tmp = unsafe { st.alloc::<u64>(2 * cells) }.map_err(derr("alloc"))?;
     let mut counts = st.alloc_zeros::<u32>(2).map_err(derr("alloc"))?;
     let mut diff = st.alloc_zeros::<u64>(n_reads).map_err(derr("alloc"))?;
     let nr = n_reads as i32;
@@ -306,8 +421,9 @@ fn sort_ranges(
     l.arg(&*a).arg(off).arg(n).arg(&mut diff);
     // SAFETY: a block per read within its range.
     unsafe { l.launch(per_read(n_reads, READ_THREADS)) }.map_err(derr("launch"))?;
+    let max_n = sort_max as u64;
     let mut l = st.launch_builder(&k.tasks_init);
-    l.arg(off).arg(n).arg(&diff).arg(&nr).arg(&mut tasks);
+    l.arg(off).arg(n).arg(&diff).arg(&nr).arg(&max_n).arg(&mut tasks);
     // SAFETY: off, n and diff hold n_reads elements, tasks 3 * cap >= 3 * n_reads.
     unsafe { l.launch(grid(n_reads, READ_THREADS)) }.map_err(derr("launch"))?;
     let mut n_tasks = n_reads as u32;
@@ -315,15 +431,24 @@ fn sort_ranges(
     while n_tasks > 0 {
         st.memset_zeros(&mut hist.slice_mut(..256 * n_tasks as usize)).map_err(derr("memset"))?;
         st.memset_zeros(&mut counts.slice_mut(..1)).map_err(derr("memset"))?;
+        let per_task = per_read(n_tasks as usize, READ_THREADS);
         let mut l = st.launch_builder(&k.rs_hist);
-        l.arg(&*a).arg(&tasks).arg(&mut hist);
+        l.arg(&*a).arg(&tasks).arg(&mut hist).arg(&mut dig);
         // SAFETY: a block per task, within its range; 256 counts a task.
-        unsafe { l.launch(per_read(n_tasks as usize, READ_THREADS)) }.map_err(derr("launch"))?;
-        let mut l = st.launch_builder(&k.rs_permute);
-        l.arg(&mut *a).arg(&tasks).arg(&n_tasks).arg(&hist).arg(&mut next).arg(&mut small).arg(&mut counts);
+        unsafe { l.launch(per_task) }.map_err(derr("launch"))?;
+        let mut l = st.launch_builder(&k.rs_walk);
+        l.arg(&mut *a).arg(&tasks).arg(&n_tasks).arg(&hist).arg(&dig).arg(&mut dst).arg(&mut next).arg(&mut small).arg(&mut counts);
         // SAFETY: the tasks are disjoint ranges of a; a level queues at most total/65 ranges of more than 64 (< cap),
         // and all levels at most total/2 of 2 to 64 (< cap_small).
         unsafe { l.launch(grid(n_tasks as usize, RS_THREADS)) }.map_err(derr("launch"))?;
+        let mut l = st.launch_builder(&k.rs_copy);
+        l.arg(&*a).arg(&tasks).arg(&hist).arg(&dig).arg(&mut tmp);
+        // SAFETY: a block per task, within its range.
+        unsafe { l.launch(per_task) }.map_err(derr("launch"))?;
+        let mut l = st.launch_builder(&k.rs_scatter);
+        l.arg(&mut *a).arg(&tasks).arg(&hist).arg(&dig).arg(&dst).arg(&tmp);
+        // SAFETY: as above; dst maps each moving task's range onto itself.
+        unsafe { l.launch(per_task) }.map_err(derr("launch"))?;
         let c = st.clone_dtoh(&counts).map_err(derr("download"))?;
         (n_tasks, n_small) = (c[0], c[1]);
         std::mem::swap(&mut tasks, &mut next);
@@ -335,6 +460,40 @@ fn sort_ranges(
         unsafe { l.launch(grid(n_small as usize, READ_THREADS)) }.map_err(derr("launch"))?;
     }
     Ok(())
+}
+
+/// Each read's chunks' offsets from their counts (`ck_n`), and the reads' counts: seed_scan_reads.
+fn scan_reads(
+    st: &Arc<CudaStream>,
+    k: &Kernels,
+    ck: &DeviceChunks,
+    ck_n: &CudaSlice<u32>,
+    n_reads: usize,
+) -> DResult<(CudaSlice<u32>, CudaSlice<u64>)> {
+    // SAFETY: seed_scan_reads writes every chunk's offset and every read's count.
+    let mut ck_at = unsafe { st.alloc::<u32>(ck.n.max(1)) }.map_err(derr("alloc"))?;
+    let mut r_out = unsafe { st.alloc::<u64>(n_reads) }.map_err(derr("alloc"))?;
+    let nr = n_reads as i32;
+    let mut l = st.launch_builder(&k.scan_reads);
+    l.arg(&ck.first).arg(ck_n).arg(&nr).arg(&mut ck_at).arg(&mut r_out);
+    // SAFETY: a thread per read over its chunks.
+    unsafe { l.launch(grid(n_reads, READ_THREADS)) }.map_err(derr("launch"))?;
+    Ok((ck_at, r_out))
+}
+
+/// Per read, the slots of `--q-occ-frac`'s hash table (a power of two, at least twice its minimizers; none where
+/// the filter does not apply) and their offsets: (offsets, masks, slots in all).
+pub fn qocc_tables(mv_n: &[u64], mid_occ: i32) -> (Vec<u64>, Vec<u64>, usize) {
+    let mut off = Vec::with_capacity(mv_n.len());
+    let mut mask = Vec::with_capacity(mv_n.len());
+    let mut at = 0u64;
+    for &n in mv_n {
+        let size = if mid_occ > 0 && n > mid_occ as u64 { (2 * n).next_power_of_two() } else { 0 };
+        off.push(at);
+        mask.push(size.saturating_sub(1));
+        at += size;
+    }
+    (off, mask, at as usize)
 }
 
 /// The minimizers of every read as `collect_minimizers` makes them, on the device: the buffer (pairs of words),
@@ -407,14 +566,14 @@ fn minimizers(
     Ok((mv, off, n))
 }
 
-/// One launch: `reads` (segments non-empty) seeded against `dev`, sketch chunks of `chunk` bases; `fault`: the GPU
-/// batch it is part of (tests inject failures through it).
+/// One launch: `reads` (segments non-empty) seeded against `dev` with work units `chunks`; `fault`: the GPU batch it
+/// is part of (tests inject failures through it).
 pub fn seed_launch(
     rt: &GpuRuntime,
     dev: &DeviceIndex,
     opt: &SeedOpt,
     reads: &[SeedRead],
-    chunk: usize,
+    chunks: Chunks,
     fault: &fault::Batch,
 ) -> DResult<Vec<ReadSeeds>> {
     let n_reads = reads.len();
@@ -429,60 +588,116 @@ pub fn seed_launch(
     let ix = dev.bufs();
     let st = rt.lease_stream()?;
     prof.mark(&st, "start")?;
-    let layout = Layout::new(reads, chunk);
-    let (mut mv, mv_off, mv_n) = minimizers(&st, &k, opt, reads, &layout, chunk, fault)?;
+    let layout = Layout::new(reads, chunks.bases);
+    let (mut mv, mv_off, mv_n) = minimizers(&st, &k, opt, reads, &layout, chunks.bases, fault)?;
     prof.mark(&st, "sketch")?;
     let total = mv_off.last().map_or(0, |o| (o + mv_n[n_reads - 1]) as usize);
+    let cap = total.max(1);
     let r_off = st.clone_htod(&mv_off).map_err(derr("upload"))?;
     let mut r_n = st.clone_htod(&mv_n).map_err(derr("upload"))?;
     let r_qlen = st.clone_htod(&layout.qlen).map_err(derr("upload"))?;
     let nr = n_reads as i32;
+    // the minimizers' chunks; the later steps' items (found and kept seeds) are fewer, in the same chunks
+    let mck = DeviceChunks::upload(&st, &mv_n, chunks.items)?;
+    let (mck_n, items) = (mck.n_i32(), mck.items as i32);
 
     // --q-occ-frac
-    if opt.q_occ_frac > 0.0 && opt.mid_occ > 0 && total > 0 {
-        // SAFETY: written by seed_qocc_pairs where read (pair_n says how many).
-        let mut pairs_d = unsafe { st.alloc::<u64>(2 * total) }.map_err(derr("alloc"))?;
-        let mut pair_n = st.alloc_zeros::<u64>(n_reads).map_err(derr("alloc"))?;
-        let mut l = st.launch_builder(&k.qocc_pairs);
-        l.arg(&mv).arg(&r_off).arg(&r_n).arg(&opt.mid_occ).arg(&mut pairs_d).arg(&mut pair_n);
-        // SAFETY: a block per read, each within its range of mv and pairs.
-        unsafe { l.launch(per_read(n_reads, READ_THREADS)) }.map_err(derr("launch"))?;
-        sort_ranges(&st, &k, &mut pairs_d, &r_off, &pair_n, n_reads, total)?;
-        let mut l = st.launch_builder(&k.qocc_mark);
-        l.arg(&mut mv).arg(&r_off).arg(&pair_n).arg(&pairs_d).arg(&opt.mid_occ).arg(&opt.q_occ_frac);
-        // SAFETY: as above.
-        unsafe { l.launch(per_read(n_reads, READ_THREADS)) }.map_err(derr("launch"))?;
-        let mut l = st.launch_builder(&k.compact_mv);
-        l.arg(&mut mv).arg(&r_off).arg(&mut r_n).arg(&nr);
-        // SAFETY: a thread per read, within its range.
-        unsafe { l.launch(grid(n_reads, READ_THREADS)) }.map_err(derr("launch"))?;
+    let (tab_off_h, tab_mask_h, tab_slots) = qocc_tables(&mv_n, opt.mid_occ);
+    if opt.q_occ_frac > 0.0 && tab_slots > 0 {
+        let tab_off = st.clone_htod(&tab_off_h).map_err(derr("upload"))?;
+        let tab_mask = st.clone_htod(&tab_mask_h).map_err(derr("upload"))?;
+        let mut tab_key = st.alloc_zeros::<u64>(tab_slots).map_err(derr("alloc"))?;
+        let mut tab_cnt = st.alloc_zeros::<u32>(tab_slots).map_err(derr("alloc"))?;
+        let mut max_cnt = st.alloc_zeros::<u32>(n_reads).map_err(derr("alloc"))?;
+        if let Some(cfg) = mck.per_item() {
+            let mut l = st.launch_builder(&k.qocc_count);
+            l.arg(&mv).arg(&r_off).arg(&r_n).arg(&mck.read).arg(&mck.beg).arg(&tab_off).arg(&tab_mask);
+            l.arg(&mut tab_key).arg(&mut tab_cnt).arg(&mut max_cnt);
+            // SAFETY: a thread per minimizer; each read's table at its offset, of its mask + 1 slots, more than its
+            // minimizers.
+            unsafe { l.launch(cfg) }.map_err(derr("launch"))?;
+            let mut l = st.launch_builder(&k.qocc_mark);
+            l.arg(&mut mv).arg(&r_off).arg(&r_n).arg(&mck.read).arg(&mck.beg).arg(&tab_off).arg(&tab_mask);
+            l.arg(&tab_key).arg(&tab_cnt).arg(&max_cnt).arg(&opt.mid_occ).arg(&opt.q_occ_frac);
+            // SAFETY: as above; every minimizer's x is in its read's table.
+            unsafe { l.launch(cfg) }.map_err(derr("launch"))?;
+        }
+        // SAFETY: seed_count_mv writes every chunk's count.
+        let mut ck_n = unsafe { st.alloc::<u32>(mck.n.max(1)) }.map_err(derr("alloc"))?;
+        let mut l = st.launch_builder(&k.count_mv);
+        l.arg(&mv).arg(&r_off).arg(&r_n).arg(&mck.read).arg(&mck.beg).arg(&mck_n).arg(&items).arg(&mut ck_n);
+        // SAFETY: a thread per chunk, within its read's range.
+        unsafe { l.launch(mck.per_chunk()) }.map_err(derr("launch"))?;
+        let (ck_at, r_kept) = scan_reads(&st, &k, &mck, &ck_n, n_reads)?;
+        // SAFETY: seed_write_mv writes each read's first r_kept[r] minimizers, all that is read after.
+        let mut out = unsafe { st.alloc::<u64>(2 * cap) }.map_err(derr("alloc"))?;
+        let mut l = st.launch_builder(&k.write_mv);
+        l.arg(&mv).arg(&r_off).arg(&r_n).arg(&mck.read).arg(&mck.beg).arg(&mck_n).arg(&items).arg(&ck_at).arg(&mut out);
+        // SAFETY: as above; each chunk writes its kept minimizers at its read's offset plus its own.
+        unsafe { l.launch(mck.per_chunk()) }.map_err(derr("launch"))?;
+        mv = out;
+        r_n = r_kept;
         prof.mark(&st, "q-occ")?;
     }
 
     // lookups and occurrence limits
-    let cap = total.max(1);
     fault.check(Step::Alloc)?;
-    // SAFETY: seed_lookup writes every seed of every read's range before seed_select reads it.
+    // SAFETY: seed_lookup writes every seed of every read's range before it is read.
     let mut seeds = unsafe { st.alloc::<u64>(3 * cap) }.map_err(derr("alloc"))?;
     let b = dev.b as i32;
-    let mut l = st.launch_builder(&k.lookup);
-    l.arg(&mv).arg(&r_off).arg(&r_n).arg(&b).arg(&ix.bucket_start).arg(&ix.keys).arg(&ix.pos_start).arg(&mut seeds);
     fault.check(Step::Launch)?;
-    // SAFETY: a block per read within its ranges; the index arrays are FlatIndex's.
-    unsafe { l.launch(per_read(n_reads, READ_THREADS)) }.map_err(derr("launch"))?;
-    // SAFETY: seed_select writes the first r_nseed[r] of each read's range, all that is read.
-    let mut a_rel = unsafe { st.alloc::<u64>(cap) }.map_err(derr("alloc"))?;
-    let mut mini_pos = unsafe { st.alloc::<u64>(cap) }.map_err(derr("alloc"))?;
+    if let Some(cfg) = mck.per_item() {
+        let mut l = st.launch_builder(&k.lookup);
+        l.arg(&mv).arg(&r_off).arg(&r_n).arg(&mck.read).arg(&mck.beg).arg(&b).arg(&ix.bucket_start).arg(&ix.keys);
+        l.arg(&ix.pos_start).arg(&mut seeds);
+        // SAFETY: a thread per minimizer; the index arrays are FlatIndex's.
+        unsafe { l.launch(cfg) }.map_err(derr("launch"))?;
+    }
+    // the seeds the index has, in order
+    // SAFETY: seed_count_found writes every chunk's count, seed_write_found each read's first r_m[r] seeds.
+    let mut ck_n = unsafe { st.alloc::<u32>(mck.n.max(1)) }.map_err(derr("alloc"))?;
+    let mut found = unsafe { st.alloc::<u64>(3 * cap) }.map_err(derr("alloc"))?;
+    let mut l = st.launch_builder(&k.count_found);
+    l.arg(&seeds).arg(&r_off).arg(&r_n).arg(&mck.read).arg(&mck.beg).arg(&mck_n).arg(&items).arg(&mut ck_n);
+    // SAFETY: a thread per chunk, within its read's range.
+    unsafe { l.launch(mck.per_chunk()) }.map_err(derr("launch"))?;
+    let (ck_at, r_m) = scan_reads(&st, &k, &mck, &ck_n, n_reads)?;
+    let mut l = st.launch_builder(&k.write_found);
+    l.arg(&seeds).arg(&r_off).arg(&r_n).arg(&mck.read).arg(&mck.beg).arg(&mck_n).arg(&items).arg(&ck_at).arg(&mut found);
+    // SAFETY: as above.
+    unsafe { l.launch(mck.per_chunk()) }.map_err(derr("launch"))?;
+    let (max_occ, max_max_occ, dist) = (opt.max_occ, opt.hit.max_max_occ, opt.hit.occ_dist);
+    if let Some(cfg) = mck.per_item() {
+        // SAFETY: a streak's heap slots are its own seeds' and written before read.
+        let mut heaps = unsafe { st.alloc::<u64>(cap) }.map_err(derr("alloc"))?;
+        let mut l = st.launch_builder(&k.select_flag);
+        l.arg(&mut found).arg(&r_off).arg(&r_m).arg(&r_qlen).arg(&mck.read).arg(&mck.beg).arg(&max_occ);
+        l.arg(&max_max_occ).arg(&dist).arg(&mut heaps);
+        // SAFETY: a thread per found seed; a streak's thread writes only its streak's flags and heap slots.
+        unsafe { l.launch(cfg) }.map_err(derr("launch"))?;
+    }
+    // SAFETY: seed_select_chunks writes every chunk's summary (4 words each).
+    let mut sel = unsafe { st.alloc::<u64>(4 * mck.n.max(1)) }.map_err(derr("alloc"))?;
+    let mut l = st.launch_builder(&k.select_chunks);
+    l.arg(&found).arg(&r_off).arg(&r_m).arg(&mck.read).arg(&mck.beg).arg(&mck_n).arg(&items).arg(&mut sel);
+    // SAFETY: a thread per chunk, within its read's found seeds.
+    unsafe { l.launch(mck.per_chunk()) }.map_err(derr("launch"))?;
     let mut r_nseed = st.alloc_zeros::<u64>(n_reads).map_err(derr("alloc"))?;
     let mut r_na = st.alloc_zeros::<u64>(n_reads).map_err(derr("alloc"))?;
     let mut r_rep = st.alloc_zeros::<i32>(n_reads).map_err(derr("alloc"))?;
-    let (max_occ, max_max_occ, dist) = (opt.max_occ, opt.hit.max_max_occ, opt.hit.occ_dist);
-    let mut l = st.launch_builder(&k.select);
-    l.arg(&mut seeds).arg(&r_off).arg(&r_n).arg(&r_qlen).arg(&nr).arg(&max_occ).arg(&max_max_occ).arg(&dist);
-    l.arg(&mut a_rel).arg(&mut mini_pos).arg(&mut r_nseed).arg(&mut r_na).arg(&mut r_rep);
-    // SAFETY: a thread per read within its ranges; blocks of SELECT_THREADS, the kernel's heap slots.
-    unsafe { l.launch(grid(n_reads, SELECT_THREADS)) }.map_err(derr("launch"))?;
-
+    let mut l = st.launch_builder(&k.select_reads);
+    l.arg(&mck.first).arg(&nr).arg(&mut sel).arg(&mut r_nseed).arg(&mut r_na).arg(&mut r_rep);
+    // SAFETY: a thread per read over its chunks.
+    unsafe { l.launch(grid(n_reads, READ_THREADS)) }.map_err(derr("launch"))?;
+    // SAFETY: seed_select_write writes the first r_nseed[r] of each read's range, all that is read.
+    let mut a_rel = unsafe { st.alloc::<u64>(cap) }.map_err(derr("alloc"))?;
+    let mut mini_pos = unsafe { st.alloc::<u64>(cap) }.map_err(derr("alloc"))?;
+    let mut l = st.launch_builder(&k.select_write);
+    l.arg(&found).arg(&r_off).arg(&r_m).arg(&mck.read).arg(&mck.beg).arg(&mck_n).arg(&items).arg(&sel);
+    l.arg(&mut seeds).arg(&mut a_rel).arg(&mut mini_pos);
+    // SAFETY: a thread per chunk; its kept seeds at its read's offset plus its own.
+    unsafe { l.launch(mck.per_chunk()) }.map_err(derr("launch"))?;
+    drop(found);
     prof.mark(&st, "lookups and limits")?;
 
     // anchors
@@ -504,28 +719,44 @@ pub fn seed_launch(
     let d_has_qname = st.clone_htod(&has_qname).map_err(derr("upload"))?;
     let d_qname_off = st.clone_htod(&qname_off).map_err(derr("upload"))?;
     let d_qnames = st.clone_htod(&non_empty(&qnames)).map_err(derr("upload"))?;
-    // SAFETY: seed_expand writes every anchor it keeps; seed_compact_a (when it may drop) closes the gaps.
+    // SAFETY: seed_expand writes every anchor it keeps; the compaction (when skip_seed may drop) closes the gaps.
     let mut anchors = unsafe { st.alloc::<u64>(2 * total_a.max(1)) }.map_err(derr("alloc"))?;
     let drops = opt.hit.flag & (flag::NO_DIAG | flag::NO_DUAL | flag::FOR_ONLY | flag::REV_ONLY) != 0;
     let mut keep = if drops { Some(st.alloc_zeros::<u8>(total_a.max(1)).map_err(derr("alloc"))?) } else { None };
     let null = 0u64;
-    let mut l = st.launch_builder(&k.expand);
-    l.arg(&seeds).arg(&r_off).arg(&r_nseed).arg(&a_rel).arg(&a_off).arg(&r_qlen).arg(&d_has_qname).arg(&d_qname_off);
-    l.arg(&d_qnames).arg(&ix.pos).arg(&ix.seq_len).arg(&ix.name_off).arg(&ix.names).arg(&opt.hit.flag).arg(&mut anchors);
-    match keep.as_mut() {
-        Some(kp) => l.arg(kp),
-        None => l.arg(&null),
-    };
-    // SAFETY: a block per read; each seed's anchors at a_off + a_rel, within the read's r_na.
-    unsafe { l.launch(per_read(n_reads, EXPAND_THREADS)) }.map_err(derr("launch"))?;
+    if let Some(cfg) = mck.per_item() {
+        let mut l = st.launch_builder(&k.expand);
+        l.arg(&seeds).arg(&r_off).arg(&r_nseed).arg(&mck.read).arg(&mck.beg).arg(&a_rel).arg(&a_off).arg(&r_qlen);
+        l.arg(&d_has_qname).arg(&d_qname_off).arg(&d_qnames).arg(&ix.pos).arg(&ix.seq_len).arg(&ix.name_off);
+        l.arg(&ix.names).arg(&opt.hit.flag).arg(&mut anchors);
+        match keep.as_mut() {
+            Some(kp) => l.arg(kp),
+            None => l.arg(&null),
+        };
+        // SAFETY: a thread per kept seed; its anchors at a_off + a_rel, within the read's r_na.
+        unsafe { l.launch(cfg) }.map_err(derr("launch"))?;
+    }
     if let Some(kp) = &keep {
-        let mut l = st.launch_builder(&k.compact_a);
-        l.arg(&mut anchors).arg(kp).arg(&a_off).arg(&mut r_na).arg(&nr);
-        // SAFETY: a thread per read within its range.
-        unsafe { l.launch(grid(n_reads, READ_THREADS)) }.map_err(derr("launch"))?;
+        let ack = DeviceChunks::upload(&st, &na, chunks.items)?;
+        let ack_n = ack.n_i32();
+        // SAFETY: seed_count_kept writes every chunk's count, seed_write_kept each read's first r_na[r] anchors.
+        let mut ck_n = unsafe { st.alloc::<u32>(ack.n.max(1)) }.map_err(derr("alloc"))?;
+        let mut l = st.launch_builder(&k.count_kept);
+        l.arg(kp).arg(&a_off).arg(&r_na).arg(&ack.read).arg(&ack.beg).arg(&ack_n).arg(&items).arg(&mut ck_n);
+        // SAFETY: a thread per chunk of anchors, within its read's.
+        unsafe { l.launch(ack.per_chunk()) }.map_err(derr("launch"))?;
+        let (ck_at, r_kept) = scan_reads(&st, &k, &ack, &ck_n, n_reads)?;
+        let mut out = unsafe { st.alloc::<u64>(2 * total_a.max(1)) }.map_err(derr("alloc"))?;
+        let mut l = st.launch_builder(&k.write_kept);
+        l.arg(&anchors).arg(kp).arg(&a_off).arg(&r_na).arg(&ack.read).arg(&ack.beg).arg(&ack_n).arg(&items);
+        l.arg(&ck_at).arg(&mut out);
+        // SAFETY: as above.
+        unsafe { l.launch(ack.per_chunk()) }.map_err(derr("launch"))?;
+        anchors = out;
+        r_na = r_kept;
     }
     prof.mark(&st, "anchors")?;
-    sort_ranges(&st, &k, &mut anchors, &a_off, &r_na, n_reads, total_a)?;
+    sort_ranges(&st, &k, &mut anchors, &a_off, &r_na, n_reads, total_a, chunks.sort_max)?;
     prof.mark(&st, "sort")?;
 
     // results
@@ -539,15 +770,14 @@ pub fn seed_launch(
     prof.mark(&st, "download")?;
     prof.print(n_reads, layout.bases.len(), total, na.iter().sum::<u64>() as usize);
     Ok((0..n_reads)
+        .into_par_iter()
         .map(|r| {
             let (o, a) = (mv_off[r] as usize, a_off_h[r] as usize);
+            let mut anchors = pairs(&a_h[2 * a..2 * (a + na[r] as usize)]);
+            finish_sort(&mut anchors, chunks.sort_max);
             ReadSeeds {
                 mv: pairs(&mv_h[2 * o..2 * (o + mv_n[r] as usize)]),
-                hits: SeedHits {
-                    a: pairs(&a_h[2 * a..2 * (a + na[r] as usize)]),
-                    rep_len: rep[r],
-                    mini_pos: mini_h[o..o + nseed[r] as usize].to_vec(),
-                },
+                hits: SeedHits { a: anchors, rep_len: rep[r], mini_pos: mini_h[o..o + nseed[r] as usize].to_vec() },
             }
         })
         .collect())
@@ -559,7 +789,7 @@ pub fn seed_batch_gpu(rt: &GpuRuntime, dev: &DeviceIndex, opt: &SeedOpt, reads: 
     let mut out = Vec::with_capacity(reads.len());
     let fault = if reads.is_empty() { fault::Batch::default() } else { fault::batch(fault::Engine::Seed) };
     for r in launch_plan(reads) {
-        out.extend(seed_launch(rt, dev, opt, &reads[r], CHUNK_BASES, &fault)?);
+        out.extend(seed_launch(rt, dev, opt, &reads[r], CHUNKS, &fault)?);
     }
     Ok(out)
 }

@@ -30,6 +30,12 @@ static unsigned long long atomicOr(unsigned long long *p, unsigned long long v)
 	*p |= v;
 	return o;
 }
+static unsigned long long atomicCAS(unsigned long long *p, unsigned long long cmp, unsigned long long v)
+{
+	unsigned long long o = *p;
+	if (o == cmp) *p = v;
+	return o;
+}
 static int __clzll(long long x) { return x ? __builtin_clzll((unsigned long long)x) : 64; }
 static float __int2float_rn(int x) { return (float)x; }
 static float __ull2float_rn(unsigned long long x) { return (float)x; }
@@ -63,24 +69,50 @@ static std::vector<u64> offsets(const std::vector<u64> &n)
 	return o;
 }
 
-static void sort_ranges(mm128 *a, const u64 *off, const u64 *n, int n_reads, size_t total)
+static void sort_ranges(mm128 *a, const u64 *off, const u64 *n, int n_reads, size_t total, u64 max_n)
 {
 	const size_t cap = (size_t)n_reads > total / 65 + 1 ? (size_t)n_reads : total / 65 + 1;
 	std::vector<u64> tasks(3 * cap), next(3 * cap), small(2 * (total / 2 + 1)), diff(n_reads);
-	std::vector<u32> hist(256 * cap);
+	std::vector<u32> hist(256 * cap), dst(total + 1);
+	std::vector<unsigned char> dig(total + 8);
+	std::vector<mm128> tmp(total + 1);
 	u32 counts[2] = {0, 0};
 	launch(n_reads, 128, [&] { seed_rs_diff(a, off, n, diff.data()); });
-	launch(blocks(n_reads, 128), 128, [&] { seed_tasks_init(off, n, diff.data(), n_reads, tasks.data()); });
+	launch(blocks(n_reads, 128), 128, [&] { seed_tasks_init(off, n, diff.data(), n_reads, max_n, tasks.data()); });
 	u32 n_tasks = (u32)n_reads;
 	while (n_tasks > 0) {
 		std::fill(hist.begin(), hist.begin() + 256 * n_tasks, 0);
 		counts[0] = 0;
-		launch(n_tasks, 128, [&] { seed_rs_hist(a, tasks.data(), hist.data()); });
-		launch(blocks(n_tasks, 16), 16, [&] { seed_rs_permute(a, tasks.data(), n_tasks, hist.data(), next.data(), small.data(), counts); });
+		launch(n_tasks, 128, [&] { seed_rs_hist(a, tasks.data(), hist.data(), dig.data()); });
+		launch(blocks(n_tasks, 8), 8, [&] {
+			seed_rs_walk(a, tasks.data(), n_tasks, hist.data(), dig.data(), dst.data(), next.data(), small.data(), counts);
+		});
+		launch(n_tasks, 128, [&] { seed_rs_copy(a, tasks.data(), hist.data(), dig.data(), tmp.data()); });
+		launch(n_tasks, 128, [&] { seed_rs_scatter(a, tasks.data(), hist.data(), dig.data(), dst.data(), tmp.data()); });
 		n_tasks = counts[0];
 		tasks.swap(next);
 	}
 	launch(blocks(counts[1], 128), 128, [&] { seed_rs_small(a, small.data(), counts[1]); });
+}
+
+// src/seed/gpu.rs's ItemChunks
+struct Chunks {
+	std::vector<u32> read, beg, first;
+	int n() const { return (int)read.size(); }
+};
+
+static Chunks item_chunks(const std::vector<u64> &counts, int items)
+{
+	Chunks c;
+	for (size_t r = 0; r < counts.size(); ++r) {
+		c.first.push_back((u32)c.read.size());
+		for (u64 b = 0; b < counts[r]; b += items) {
+			c.read.push_back((u32)r);
+			c.beg.push_back((u32)b);
+		}
+	}
+	c.first.push_back((u32)c.read.size());
+	return c;
 }
 
 template <class T> static T *out(const std::vector<T> &v)
@@ -99,7 +131,7 @@ struct EmuIndex {
 };
 
 struct EmuOpt {
-	int w, k, is_hpc, mid_occ, max_occ, max_max_occ, occ_dist, chunk;
+	int w, k, is_hpc, mid_occ, max_occ, max_max_occ, occ_dist, chunk, items, sort_max;
 	float q_occ_frac;
 	long long flag;
 };
@@ -163,25 +195,66 @@ extern "C" void emu_seed(int n_reads, const unsigned char *bases, const u32 *rea
 		r_off[r] = chunk_off[read_chunk[r]];
 		r_n[r] = chunk_off[read_chunk[r + 1]] - r_off[r];
 	}
+	const int C = opt->items;
+	const Chunks ck = item_chunks(r_n, C);
+	const int nck = ck.n();
+	std::vector<u32> ck_n(nck + 1), ck_at(nck + 1);
 	// --q-occ-frac
-	if (opt->q_occ_frac > 0.0f && opt->mid_occ > 0 && total > 0) {
-		std::vector<mm128> pairs(total);
-		std::vector<u64> pair_n(n_reads);
-		launch(n_reads, 128, [&] { seed_qocc_pairs(mv.data(), r_off.data(), r_n.data(), opt->mid_occ, pairs.data(), pair_n.data()); });
-		sort_ranges(pairs.data(), r_off.data(), pair_n.data(), n_reads, total);
-		launch(n_reads, 128, [&] { seed_qocc_mark(mv.data(), r_off.data(), pair_n.data(), pairs.data(), opt->mid_occ, opt->q_occ_frac); });
-		launch(blocks(n_reads, 128), 128, [&] { seed_compact_mv(mv.data(), r_off.data(), r_n.data(), n_reads); });
+	std::vector<u64> tab_off(n_reads), tab_mask(n_reads);
+	u64 slots = 0;
+	for (int r = 0; r < n_reads; ++r) {
+		u64 size = 0;
+		if (opt->mid_occ > 0 && r_n[r] > (u64)opt->mid_occ)
+			for (size = 1; size < 2 * r_n[r]; size *= 2) {}
+		tab_off[r] = slots;
+		tab_mask[r] = size ? size - 1 : 0;
+		slots += size;
+	}
+	if (opt->q_occ_frac > 0.0f && slots > 0) {
+		std::vector<u64> tab_key(slots);
+		std::vector<u32> tab_cnt(slots), max_cnt(n_reads);
+		launch(nck, C, [&] {
+			seed_qocc_count(mv.data(), r_off.data(), r_n.data(), ck.read.data(), ck.beg.data(), tab_off.data(),
+			                tab_mask.data(), tab_key.data(), tab_cnt.data(), max_cnt.data());
+		});
+		launch(nck, C, [&] {
+			seed_qocc_mark(mv.data(), r_off.data(), r_n.data(), ck.read.data(), ck.beg.data(), tab_off.data(),
+			               tab_mask.data(), tab_key.data(), tab_cnt.data(), max_cnt.data(), opt->mid_occ, opt->q_occ_frac);
+		});
+		std::vector<u64> r_kept(n_reads);
+		std::vector<mm128> mv2(total + 1);
+		launch(blocks(nck, 128), 128, [&] { seed_count_mv(mv.data(), r_off.data(), r_n.data(), ck.read.data(), ck.beg.data(), nck, C, ck_n.data()); });
+		launch(blocks(n_reads, 128), 128, [&] { seed_scan_reads(ck.first.data(), ck_n.data(), n_reads, ck_at.data(), r_kept.data()); });
+		launch(blocks(nck, 128), 128, [&] {
+			seed_write_mv(mv.data(), r_off.data(), r_n.data(), ck.read.data(), ck.beg.data(), nck, C, ck_at.data(), mv2.data());
+		});
+		mv.swap(mv2);
+		r_n = r_kept;
 	}
 	// lookups, limits
-	std::vector<Seed> seeds(total + 1);
-	launch(n_reads, 128, [&] {
-		seed_lookup(mv.data(), r_off.data(), r_n.data(), ix->b, ix->bucket_start, ix->keys, ix->pos_start, seeds.data());
+	std::vector<Seed> seeds(total + 1), found(total + 1);
+	launch(nck, C, [&] {
+		seed_lookup(mv.data(), r_off.data(), r_n.data(), ck.read.data(), ck.beg.data(), ix->b, ix->bucket_start, ix->keys,
+		            ix->pos_start, seeds.data());
 	});
+	std::vector<u64> r_m(n_reads), heaps(total + 1);
+	launch(blocks(nck, 128), 128, [&] { seed_count_found(seeds.data(), r_off.data(), r_n.data(), ck.read.data(), ck.beg.data(), nck, C, ck_n.data()); });
+	launch(blocks(n_reads, 128), 128, [&] { seed_scan_reads(ck.first.data(), ck_n.data(), n_reads, ck_at.data(), r_m.data()); });
+	launch(blocks(nck, 128), 128, [&] {
+		seed_write_found(seeds.data(), r_off.data(), r_n.data(), ck.read.data(), ck.beg.data(), nck, C, ck_at.data(), found.data());
+	});
+	launch(nck, C, [&] {
+		seed_select_flag(found.data(), r_off.data(), r_m.data(), qlen.data(), ck.read.data(), ck.beg.data(), opt->max_occ,
+		                 opt->max_max_occ, opt->occ_dist, heaps.data());
+	});
+	std::vector<SelChunk> sel(nck + 1);
+	launch(blocks(nck, 128), 128, [&] { seed_select_chunks(found.data(), r_off.data(), r_m.data(), ck.read.data(), ck.beg.data(), nck, C, sel.data()); });
 	std::vector<u64> a_rel(total + 1), mini_pos(total + 1), r_nseed(n_reads), r_na(n_reads);
 	std::vector<int> r_rep(n_reads);
-	launch(blocks(n_reads, 32), 32, [&] {
-		seed_select(seeds.data(), r_off.data(), r_n.data(), qlen.data(), n_reads, opt->max_occ, opt->max_max_occ,
-		            opt->occ_dist, a_rel.data(), mini_pos.data(), r_nseed.data(), r_na.data(), r_rep.data());
+	launch(blocks(n_reads, 128), 128, [&] { seed_select_reads(ck.first.data(), n_reads, sel.data(), r_nseed.data(), r_na.data(), r_rep.data()); });
+	launch(blocks(nck, 128), 128, [&] {
+		seed_select_write(found.data(), r_off.data(), r_m.data(), ck.read.data(), ck.beg.data(), nck, C, sel.data(),
+		                  seeds.data(), a_rel.data(), mini_pos.data());
 	});
 	// anchors
 	std::vector<u64> a_off = offsets(r_na);
@@ -189,13 +262,27 @@ extern "C" void emu_seed(int n_reads, const unsigned char *bases, const u32 *rea
 	std::vector<mm128> anchors(total_a + 1);
 	const bool drops = opt->flag & (F_NO_DIAG | F_NO_DUAL | F_FOR_ONLY | F_REV_ONLY);
 	std::vector<unsigned char> keep(total_a + 1);
-	launch(n_reads, 256, [&] {
-		seed_expand(seeds.data(), r_off.data(), r_nseed.data(), a_rel.data(), a_off.data(), qlen.data(), has_qname,
-		            qname_off, qnames, ix->pos, ix->seq_len, ix->name_off, ix->names, opt->flag, anchors.data(),
-		            drops ? keep.data() : 0);
+	launch(nck, C, [&] {
+		seed_expand(seeds.data(), r_off.data(), r_nseed.data(), ck.read.data(), ck.beg.data(), a_rel.data(), a_off.data(),
+		            qlen.data(), has_qname, qname_off, qnames, ix->pos, ix->seq_len, ix->name_off, ix->names, opt->flag,
+		            anchors.data(), drops ? keep.data() : 0);
 	});
-	if (drops) launch(blocks(n_reads, 128), 128, [&] { seed_compact_a(anchors.data(), keep.data(), a_off.data(), r_na.data(), n_reads); });
-	sort_ranges(anchors.data(), a_off.data(), r_na.data(), n_reads, total_a);
+	if (drops) {
+		const Chunks ack = item_chunks(r_na, C);
+		const int nack = ack.n();
+		std::vector<u32> ack_n(nack + 1), ack_at(nack + 1);
+		std::vector<u64> r_kept(n_reads);
+		std::vector<mm128> anchors2(total_a + 1);
+		launch(blocks(nack, 128), 128, [&] { seed_count_kept(keep.data(), a_off.data(), r_na.data(), ack.read.data(), ack.beg.data(), nack, C, ack_n.data()); });
+		launch(blocks(n_reads, 128), 128, [&] { seed_scan_reads(ack.first.data(), ack_n.data(), n_reads, ack_at.data(), r_kept.data()); });
+		launch(blocks(nack, 128), 128, [&] {
+			seed_write_kept(anchors.data(), keep.data(), a_off.data(), r_na.data(), ack.read.data(), ack.beg.data(), nack, C,
+			                ack_at.data(), anchors2.data());
+		});
+		anchors.swap(anchors2);
+		r_na = r_kept;
+	}
+	sort_ranges(anchors.data(), a_off.data(), r_na.data(), n_reads, total_a, opt->sort_max);
 	res->mv = out(std::vector<u64>((u64 *)mv.data(), (u64 *)(mv.data() + total)));
 	res->mv_off = out(r_off);
 	res->mv_n = out(r_n);

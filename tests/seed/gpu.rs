@@ -7,9 +7,10 @@
 //! sketch tests' sequences, chunks of 1 to 1024 bases, first warm-ups down to one base;
 //! `emulated_kernels_equal_twin` and `emulated_kernels_on_real_reads` run kernels/seed.cu itself on the host
 //! (tests/seed/emu.cpp, built with the host's C++ compiler: no kernel synchronizes its threads, so one thread after
-//! another is a legal schedule) on the hits tests' random cases (8 queries each, chunks of 1, 5, 37 and 1024 bases)
-//! and on the real reads under map-ont, sr and ava-ont; the host's layout, offsets and launch plan, and the CPU
-//! path of the batch call, are checked too.
+//! another is a legal schedule) on the hits tests' random cases (8 queries each, sketch chunks of 1, 5, 37 and 1024
+//! bases, item chunks of 1 to 256, host sorts past 100 anchors and more) and on the real reads under map-ont, sr and
+//! ava-ont (every sort on the emulated device); the host's layout, chunk tables, offsets and launch plan, and the
+//! CPU path of the batch call, are checked too.
 //!
 //! With a GPU (else they print "skipped: no GPU"): `gpu_sketch_random_sequences` (the sketch tests' sequences, one
 //! or two segments, chunks of 1, 7, 64 and 1024 bases), `gpu_random_queries` (the hits tests' random cases, 16
@@ -30,7 +31,7 @@ use std::ffi::CString;
 use std::time::Instant;
 use warpalign::gpu::fault;
 use warpalign::seed::batch::{seed_batch, seed_cpu, ReadSeeds, SeedOpt, SeedRead};
-use warpalign::seed::gpu::{launch_plan, offsets, seed_batch_gpu, seed_launch, DeviceIndex, Layout, LAUNCH_BASES};
+use warpalign::seed::gpu::{finish_sort, launch_plan, offsets, qocc_tables, seed_batch_gpu, seed_launch, Chunks, DeviceIndex, ItemChunks, Layout, CHUNKS, CHUNK_ITEMS, LAUNCH_BASES, SORT_GPU_MAX};
 use warpalign::seed::index::FlatIndex;
 use warpalign::seed::twin::hits::{collect_minimizers, flag, HitOpt};
 use warpalign::seed::twin::{hash64, SEQ_NT4_TABLE};
@@ -271,6 +272,13 @@ fn layout_offsets_and_launch_plan() {
     }
     assert_eq!(offsets([3, 0, 5]), vec![0, 3, 3, 8]);
     assert_eq!(offsets([]), vec![0]);
+    // the later steps' chunks of items: every item of every read in exactly one, in order
+    let c = ItemChunks::new(&[5, 0, 3, 1], 2);
+    assert_eq!((c.read, c.beg, c.first), (vec![0, 0, 0, 2, 2, 3], vec![0, 2, 4, 0, 2, 0], vec![0, 3, 3, 5, 6]));
+    assert_eq!(ItemChunks::new(&[], 256), ItemChunks { read: vec![], beg: vec![], first: vec![0] });
+    // --q-occ-frac's tables: only reads above mid_occ, a power of two at least twice their minimizers
+    assert_eq!(qocc_tables(&[10, 11, 64, 0], 10), (vec![0, 0, 32, 160], vec![0, 31, 127, 0], 160));
+    assert_eq!(qocc_tables(&[10, 11], 0), (vec![0, 0], vec![0, 0], 0));
     // launches: at most LAUNCH_BASES bases (a longer read alone) and LAUNCH_JOBS reads, in order
     let big = vec![b'A'; LAUNCH_BASES + 1];
     let sizes = [LAUNCH_BASES / 2, LAUNCH_BASES / 2, 1, LAUNCH_BASES + 1, 10, 10];
@@ -355,7 +363,8 @@ fn gpu_sketch_random_sequences() {
             hit: HitOpt { flag: 0, max_max_occ: 4095, occ_dist: 500 },
         };
         for chunk in [1, 7, 64, 1024] {
-            let got = seed_launch(&rt, &dev, &opt, &reads, chunk, &fault::Batch::default()).unwrap_or_else(|e| panic!("case {i}: {e}"));
+            let chunks = Chunks { bases: chunk, ..CHUNKS };
+            let got = seed_launch(&rt, &dev, &opt, &reads, chunks, &fault::Batch::default()).unwrap_or_else(|e| panic!("case {i}: {e}"));
             for (j, r) in reads.iter().enumerate() {
                 let mut want = vec![];
                 collect_minimizers(s.w, s.k, s.hpc, 0, r.segs, &mut want);
@@ -383,11 +392,15 @@ fn gpu_random_queries() {
         let opt = opt_of(s, &mo, max_occ);
         let (segs, names) = reads_of(&queries);
         let reads: Vec<SeedRead> = segs.iter().zip(&names).map(|(s, n)| SeedRead { segs: s, qname: *n }).collect();
-        let chunk = if i % 2 == 0 { 1024 } else { 37 };
-        let got = seed_launch(&rt, &dev, &opt, &reads, chunk, &fault::Batch::default()).unwrap_or_else(|e| panic!("case {i}: {e}"));
+        let chunks = Chunks {
+            bases: if i % 2 == 0 { 1024 } else { 37 },
+            items: [CHUNK_ITEMS, 1, 7][i as usize % 3],
+            sort_max: [SORT_GPU_MAX, 100][i as usize % 2],
+        };
+        let got = seed_launch(&rt, &dev, &opt, &reads, chunks, &fault::Batch::default()).unwrap_or_else(|e| panic!("case {i} ({chunks:?}): {e}"));
         for (j, r) in reads.iter().enumerate() {
             if let Some(d) = seeds_diff(&got[j], &seed_cpu(&flat, &opt, r)) {
-                bad.push(format!("case {i} ({preset}, {s:?}, flag {:#x}, max_occ {max_occ}, sdust {}, q_occ_frac {}) read {j}: {d}", mo.flag, mo.sdust_thres, mo.q_occ_frac));
+                bad.push(format!("case {i} ({preset}, {s:?}, flag {:#x}, max_occ {max_occ}, sdust {}, q_occ_frac {}, {chunks:?}) read {j}: {d}", mo.flag, mo.sdust_thres, mo.q_occ_frac));
             }
         }
     }
@@ -449,14 +462,33 @@ fn gpu_real_reads() {
         let bad: Vec<String> = (0..batch.len()).filter_map(|i| seeds_diff(&got[i], &want[i]).map(|d| format!("{preset} (sdust {sdust_thres}) read {}: {d}", reads[i].0))).collect();
         assert!(bad.is_empty(), "{} reads differ; first: {}", bad.len(), bad[..bad.len().min(3)].join("\n"));
         let anchors: usize = got.iter().map(|r| r.hits.a.len()).sum();
+        // the reads alone, without the genome (one query of 4.6 Mb, which bounds both sides' time)
+        let only = &batch[..batch.len() - 1];
+        let t = Instant::now();
+        let got_only = seed_batch_gpu(&rt, &dev, &opt, only).unwrap();
+        let t_gpu_only = t.elapsed().as_secs_f64();
+        assert!(got_only.iter().zip(&got).all(|(a, b)| a == b), "{preset}: the reads alone seed as in the batch");
+        let t = Instant::now();
+        let cpu_only: Vec<ReadSeeds> = only.par_iter().map(|r| seed_cpu(&flat, &opt, r)).collect();
+        let t_cpu_only = t.elapsed().as_secs_f64();
+        drop(cpu_only);
+        // every sort on the device, the genome's too
+        let t = Instant::now();
+        let all_dev = seed_launch(&rt, &dev, &opt, &batch, Chunks { sort_max: usize::MAX, ..CHUNKS }, &fault::Batch::default()).unwrap();
+        let t_all_dev = t.elapsed().as_secs_f64();
+        assert!(all_dev == got, "{preset}: the device's sorts equal the host's");
+        drop(all_dev);
         println!(
-            "seed gpu {preset} (sdust {sdust_thres}): {} reads, {anchors} anchors equal; GPU {:.0} reads/s, {:.3e} anchors/s; twin on {} threads {:.0} reads/s, {:.3e} anchors/s",
+            "seed gpu {preset} (sdust {sdust_thres}): {} reads, {anchors} anchors equal; GPU {:.0} reads/s, {:.3e} anchors/s; twin on {} threads {:.0} reads/s, {:.3e} anchors/s; without the genome: GPU {:.1} ms, twin {:.1} ms; every sort on the device: GPU {:.1} ms",
             batch.len(),
             batch.len() as f64 / t_gpu,
             anchors as f64 / t_gpu,
             rayon::current_num_threads(),
             batch.len() as f64 / t_cpu,
-            anchors as f64 / t_cpu
+            anchors as f64 / t_cpu,
+            t_gpu_only * 1e3,
+            t_cpu_only * 1e3,
+            t_all_dev * 1e3
         );
     }
 }
@@ -514,6 +546,8 @@ struct EmuOpt {
     max_max_occ: i32,
     occ_dist: i32,
     chunk: i32,
+    items: i32,
+    sort_max: i32,
     q_occ_frac: f32,
     flag: i64,
 }
@@ -581,8 +615,8 @@ fn emulator() -> Option<EmuFn> {
     }
 }
 
-/// `reads` seeded by the emulated kernels in chunks of `chunk` bases (without --sdust-thres).
-fn emu_seed(emu: EmuFn, idx: &FlatIndex, opt: &SeedOpt, reads: &[SeedRead], chunk: usize) -> Vec<ReadSeeds> {
+/// `reads` seeded by the emulated kernels with work units `chunks` (without --sdust-thres).
+fn emu_seed(emu: EmuFn, idx: &FlatIndex, opt: &SeedOpt, reads: &[SeedRead], chunks: Chunks) -> Vec<ReadSeeds> {
     assert_eq!(opt.sdust_thres, 0);
     let bases: Vec<u8> = reads.iter().flat_map(|r| r.segs.iter().flat_map(|s| s.iter().copied())).collect();
     let read_nseg: Vec<u32> = reads.iter().map(|r| r.segs.len() as u32).collect();
@@ -610,7 +644,9 @@ fn emu_seed(emu: EmuFn, idx: &FlatIndex, opt: &SeedOpt, reads: &[SeedRead], chun
         max_occ: opt.max_occ,
         max_max_occ: opt.hit.max_max_occ,
         occ_dist: opt.hit.occ_dist,
-        chunk: chunk as i32,
+        chunk: chunks.bases as i32,
+        items: chunks.items as i32,
+        sort_max: chunks.sort_max.min(i32::MAX as usize) as i32,
         q_occ_frac: opt.q_occ_frac,
         flag: opt.hit.flag,
     };
@@ -634,7 +670,11 @@ fn emu_seed(emu: EmuFn, idx: &FlatIndex, opt: &SeedOpt, reads: &[SeedRead], chun
             .map(|r| ReadSeeds {
                 mv: pairs(o.mv, mv_off[r], mv_n[r]),
                 hits: warpalign::seed::twin::hits::SeedHits {
-                    a: pairs(o.a, a_off[r], a_n[r]),
+                    a: {
+                        let mut a = pairs(o.a, a_off[r], a_n[r]);
+                        finish_sort(&mut a, chunks.sort_max);
+                        a
+                    },
                     rep_len: rep[r],
                     mini_pos: std::slice::from_raw_parts(o.mini_pos.add(mv_off[r] as usize), n_mini[r] as usize).to_vec(),
                 },
@@ -660,11 +700,15 @@ fn emulated_kernels_equal_twin() {
         let opt = opt_of(s, &mo, max_occ);
         let (segs, names) = reads_of(&queries);
         let reads: Vec<SeedRead> = segs.iter().zip(&names).map(|(s, n)| SeedRead { segs: s, qname: *n }).collect();
-        let chunk = [1024, 37, 5, 1][i as usize % 4];
-        let got = emu_seed(emu, &flat, &opt, &reads, chunk);
+        let chunks = Chunks {
+            bases: [1024, 37, 5, 1][i as usize % 4],
+            items: [CHUNK_ITEMS, 3, 1, 64, 17][i as usize % 5],
+            sort_max: [SORT_GPU_MAX, 100, 1000][i as usize % 3],
+        };
+        let got = emu_seed(emu, &flat, &opt, &reads, chunks);
         reads.iter().enumerate().find_map(|(j, r)| {
             seeds_diff(&got[j], &seed_cpu(&flat, &opt, r)).map(|d| {
-                format!("case {i} ({preset}, {s:?}, flag {:#x}, max_occ {max_occ}, q_occ_frac {}, chunks of {chunk}) read {j}: {d}", mo.flag, mo.q_occ_frac)
+                format!("case {i} ({preset}, {s:?}, flag {:#x}, max_occ {max_occ}, q_occ_frac {}, {chunks:?}) read {j}: {d}", mo.flag, mo.q_occ_frac)
             })
         })
     });
@@ -691,7 +735,8 @@ fn emulated_kernels_on_real_reads() {
         unsafe { c::warpalign_oracle_mm_mapopt_update(&mut mo, idx.0) };
         let flat = flat_of(&idx);
         let opt = opt_of(s, &mo, mo.mid_occ);
-        let got = emu_seed(emu, &flat, &opt, &batch, warpalign::seed::gpu::CHUNK_BASES);
+        // every read's sort on the emulated device, the genome's too (the random cases cover the host's)
+        let got = emu_seed(emu, &flat, &opt, &batch, Chunks { sort_max: usize::MAX, ..CHUNKS });
         let bad: Vec<String> = batch
             .par_iter()
             .enumerate()
