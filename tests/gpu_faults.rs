@@ -282,6 +282,7 @@ impl SeedBatch {
             mid_occ: 3,
             max_occ: 3,
             hit: HitOpt { flag: 0, max_max_occ: 4095, occ_dist: 500 },
+            keep_mv: true,
         };
         SeedBatch { index, reads, opt }
     }

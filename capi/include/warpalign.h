@@ -93,6 +93,17 @@ typedef struct warpalign_ksw_cache warpalign_ksw_cache;
 typedef struct warpalign_search_target warpalign_search_target;
 
 /**
+ * An index for the seed engine, opaque: made by warpalign_seed_index_create, freed by
+ * warpalign_seed_index_destroy. Any number of threads may seed with it.
+ */
+typedef struct warpalign_seed_index warpalign_seed_index;
+
+/**
+ * A batch's seeding, opaque: made by warpalign_seed_batch, freed by warpalign_seed_results_free.
+ */
+typedef struct warpalign_seed_results warpalign_seed_results;
+
+/**
  * The schedule of a sequential anchor loop's y-drop calls (LASTZ's gapped_extend), opaque: made by
  * warpalign_ydrop_schedule_create, freed by warpalign_ydrop_schedule_destroy. It computes extensions ahead
  * of the loop on a pool of worker threads (`WARPALIGN_YDROP_AHEAD` anchors; 0: none) and answers each call
@@ -357,6 +368,54 @@ typedef struct warpalign_hsp {
    */
   int32_t score;
 } warpalign_hsp;
+
+/**
+ * The options the seeding reads: the index's `w`, `k` and `MM_I_HPC` (`is_hpc` nonzero), and the mapping
+ * options' fields of the same names (`max_occ`: the limit of this round, minimap2's `mid_occ` for its first;
+ * `flag`: `mm_mapopt_t.flag`).
+ */
+typedef struct warpalign_seed_options {
+  int32_t w;
+  int32_t k;
+  int32_t is_hpc;
+  int32_t sdust_thres;
+  float q_occ_frac;
+  int32_t mid_occ;
+  int32_t max_occ;
+  int32_t max_max_occ;
+  int32_t occ_dist;
+  int64_t flag;
+  /**
+   * Nonzero: the results keep the minimizers (minimap2 seeds again from them only when its `max_occ` is above
+   * `mid_occ`); 0: `n_mv` is 0.
+   */
+  int32_t keep_mv;
+} warpalign_seed_options;
+
+/**
+ * One read as `mm_map_frag_core` takes it: `n_segs` segments (`seqs[i]`, `qlens[i]` bases, none empty) and its
+ * name (NUL-terminated; NULL when `-X` and all-vs-all mapping do not compare names).
+ */
+typedef struct warpalign_seed_read {
+  int32_t n_segs;
+  const int32_t *qlens;
+  const char *const *seqs;
+  const char *qname;
+} warpalign_seed_read;
+
+/**
+ * What minimap2's seeding makes of one read, borrowed from its results: the minimizers after `--q-occ-frac`
+ * (`mv`), the anchors sorted as `radix_sort_128x` leaves them, `mini_pos` and `rep_len`.
+ */
+typedef struct warpalign_seed_view {
+  const struct warpalign_anchor *mv;
+  size_t n_mv;
+  const struct warpalign_anchor *a;
+  size_t n_a;
+  const uint64_t *mini_pos;
+  size_t n_mini_pos;
+  int32_t rep_len;
+} warpalign_seed_view;
 
 /**
  * One straight piece of an earlier alignment (LASTZ's `aliseg`), in absolute, 0-based, inclusive
@@ -896,6 +955,52 @@ void warpalign_search_target_destroy(struct warpalign_search_target *search);
  * (`upstream`).
  */
 void warpalign_search_report(uint64_t upstream);
+
+/**
+ * Makes the seed engine's copy of `mi`, a `const mm_idx_t *` of minimap2 2.31 (one part of a multi-part index),
+ * alive for the call only. With `gpu_only` nonzero it is uploaded to the context's GPU straight from `mi`,
+ * keeping nothing on the host, and `*out` is NULL (status OK) when the context has no GPU or the GPU cannot
+ * hold it; otherwise a host copy is made (the CPU seeds with it), and uploaded as well when the context has a
+ * GPU that holds it. Sets `*out` (NULL on failure).
+ */
+enum warpalign_status warpalign_seed_index_create(const struct warpalign_ctx *ctx,
+                                                  const void *mi,
+                                                  int32_t gpu_only,
+                                                  struct warpalign_seed_index **out);
+
+/**
+ * Frees an index (and its upload). NULL is ignored.
+ */
+void warpalign_seed_index_destroy(struct warpalign_seed_index *index);
+
+/**
+ * Seeds `n` reads against `index` as minimap2's `mm_map_frag_core` seeds each (`collect_minimizers`,
+ * `mm_seed_mz_flt` when `q_occ_frac > 0`, then `collect_seed_hits`, or its heap variant with
+ * `MM_F_HEAP_SORT`), on the GPU where the index is uploaded and the batch is large enough, else on the CPU.
+ * Sets `*out` (NULL on failure): read i's seeding through warpalign_seed_results_get. With an index on the GPU
+ * only, `*out` is NULL (status OK) where the GPU does not take the batch (the heap variant, fewer than 64
+ * reads, names compared against an index without them) or fails it (one notice on stderr): the caller seeds
+ * those reads itself. w outside 1..255, k outside 1..28, a read without segments or with an empty one:
+ * WARPALIGN_STATUS_INVALID_ARGUMENT.
+ */
+enum warpalign_status warpalign_seed_batch(const struct warpalign_ctx *ctx,
+                                           const struct warpalign_seed_index *index,
+                                           const struct warpalign_seed_options *opt,
+                                           const struct warpalign_seed_read *reads,
+                                           size_t n,
+                                           struct warpalign_seed_results **out);
+
+/**
+ * Read i's seeding, borrowed from `results` (valid until they are freed). i out of range: INVALID_ARGUMENT.
+ */
+enum warpalign_status warpalign_seed_results_get(const struct warpalign_seed_results *results,
+                                                 size_t i,
+                                                 struct warpalign_seed_view *view);
+
+/**
+ * Frees a batch's seeding. NULL is ignored.
+ */
+void warpalign_seed_results_free(struct warpalign_seed_results *results);
 
 /**
  * Runs `n` LASTZ `ydrop_one_sided_align` jobs (see warpalign_ydrop_job for the sequence convention, and

@@ -10,6 +10,7 @@ mod contract;
 mod ksw;
 mod ksw_cache;
 mod search;
+mod seed;
 mod ydrop;
 
 use std::cell::{Cell, RefCell};

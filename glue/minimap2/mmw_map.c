@@ -5,6 +5,8 @@ static void map_batch(const pipeline_t *p, step_t *s) // kt_for over the fragmen
 {
 	int i, j;
 	int64_t *frag_len = (int64_t*)malloc((s->n_frag > 0? s->n_frag : 1) * sizeof(int64_t));
+	mmw_seed_wait(s->mmw_seeds); // its reads seeded on the GPU while it was read
+
 	for (i = 0; i < s->n_frag; ++i)
 		for (j = 0, frag_len[i] = 0; j < s->n_seg[i]; ++j) frag_len[i] += s->seq[s->seg_off[i] + j].l_seq;
 	s->mmw = mmw_batch_begin(p->opt, s->n_frag, frag_len);

@@ -262,10 +262,12 @@ static int mmw_chain_may(const mm_mapopt_t *opt)
 	return !(opt->flag & MM_F_RMQ) && !mm_dbg_flag && mmw_chain_batch();
 }
 
+static int mmw_seed_may(const mm_mapopt_t *opt);
+
 static void mmw_start(const mm_mapopt_t *opt)
 {
 	pthread_mutex_lock(&mmw_prepare_lock);
-	if ((mmw_ksw_may(opt) || mmw_chain_may(opt)) && mmw_prepare_state == 0)
+	if ((mmw_ksw_may(opt) || mmw_chain_may(opt) || mmw_seed_may(opt)) && mmw_prepare_state == 0)
 		__atomic_store_n(&mmw_prepare_state, pthread_create(&mmw_prepare_thread, 0, mmw_prepare_main, 0) == 0? 1 : 2, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&mmw_prepare_lock);
 }
@@ -372,7 +374,7 @@ static void mmw_malloc_init(void)
  * runs or may, chaining when asked. Never waits. */
 static int mmw_may_speculate(const mm_mapopt_t *opt)
 {
-	return mmw_chain_may(opt) || (mmw_ksw_may(opt) && (mmw_speculate() == 1 || mmw_gpu_state() != 0));
+	return mmw_chain_may(opt) || ((mmw_ksw_may(opt) || mmw_seed_may(opt)) && (mmw_speculate() == 1 || mmw_gpu_state() != 0));
 }
 
 /* What one batch does: speculate on its ksw calls and batch its chaining. In auto mode speculation runs
@@ -1013,4 +1015,207 @@ mm128_t *mmw_lchain_dp(int max_dist_x, int max_dist_y, int bw, int max_skip, int
 	kfree(km, a);
 	warpalign_chain_dp_results_free(&r, 1);
 	return b;
+}
+
+/* Seeding on the GPU (WARPALIGN_SEED_GPU: auto, the default, with a GPU that runs; 1 also waits for its start;
+ * 0 off). The index goes to the GPU in the background, from when it is loaded (mmw_seed_index); as each part of
+ * the input is read (worker_pipeline's step 0), a thread seeds its one-segment reads in one batch call
+ * (mmw_seed_part), beside the reading of the next part and the mapping of the previous one; the part's mapping
+ * step waits for it (mmw_seed_wait), and mm_map_frag_core takes a read's minimizers, anchors, rep_len and
+ * mini_pos from it (mmw_seed_take) where it would seed: the engine's are upstream's, field for field. Not with
+ * the short-read presets' heap merge, --sdust-thres (a CPU scan), debug output, or for the reads of a pair
+ * (mm_map_frag_core sees them otherwise than as read); those, parts read while the index is not yet on the GPU
+ * (in auto mode nothing waits for it), and batches the GPU fails seed as upstream. */
+static int mmw_seed_gpu(void)
+{
+	const char *env = getenv("WARPALIGN_SEED_GPU");
+	if (env == 0 || *env == 0 || strcmp(env, "auto") == 0) return -1;
+	if (strcmp(env, "0") != 0 && strcmp(env, "1") != 0) mmw_die("WARPALIGN_SEED_GPU must be 0, 1 or auto");
+	return env[0] == '1';
+}
+
+static int mmw_seed_may(const mm_mapopt_t *opt)
+{
+	return !(opt->flag & MM_F_HEAP_SORT) && opt->sdust_thres <= 0 && !mm_dbg_flag && mmw_seed_gpu() != 0;
+}
+
+static struct {
+	pthread_mutex_t lock;
+	const mm_idx_t *mi;        /* the index of the pipeline (NULL: none maps) */
+	warpalign_seed_index *idx; /* its upload (NULL: not on the GPU) */
+	pthread_t thread;          /* uploading it */
+	int started;               /* the thread exists, not joined */
+	int done;                  /* the upload is over (atomic) */
+	int64_t bases;             /* read bases seen, for the GPU's start */
+} mmw_seed = { PTHREAD_MUTEX_INITIALIZER, 0, 0, 0, 0, 0, 0 };
+
+static void *mmw_seed_index_main(void *arg)
+{
+	warpalign_seed_index *idx = 0;
+	mmw_check(warpalign_seed_index_create(mmw_get_ctx(), arg, 1, &idx));
+	mmw_seed.idx = idx;
+	__atomic_store_n(&mmw_seed.done, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Starts the upload of the pipeline's index unless begun; with the lock held. */
+static void mmw_seed_upload(void)
+{
+	if (mmw_seed.started || mmw_seed.done || mmw_seed.mi == 0) return;
+	if (pthread_create(&mmw_seed.thread, 0, mmw_seed_index_main, (void*)mmw_seed.mi) == 0) mmw_seed.started = 1;
+	else mmw_seed.done = 1;
+}
+
+/* Waits for the upload when it runs; with the lock held. */
+static void mmw_seed_join(void)
+{
+	if (mmw_seed.started) pthread_join(mmw_seed.thread, 0);
+	mmw_seed.started = 0;
+}
+
+/* Forgets the index (the pipelines that used it are over); with the lock held. */
+static void mmw_seed_reset(const mm_idx_t *mi)
+{
+	mmw_seed_join();
+	warpalign_seed_index_destroy(mmw_seed.idx);
+	mmw_seed.idx = 0, mmw_seed.done = 0, mmw_seed.mi = mi;
+}
+
+void mmw_seed_index(const mm_idx_t *mi, const mm_mapopt_t *opt)
+{
+	pthread_mutex_lock(&mmw_seed.lock);
+	mmw_seed_reset(mi);
+	/* at once when the GPU is starting or asked for: the upload overlaps the index's statistics */
+	if (mi && mmw_seed_may(opt) && (__atomic_load_n(&mmw_prepare_state, __ATOMIC_ACQUIRE) != 0 || mmw_seed_gpu() == 1
+			|| warpalign_requested_backend() == WARPALIGN_BACKEND_REQUEST_GPU))
+		mmw_seed_upload();
+	pthread_mutex_unlock(&mmw_seed.lock);
+}
+
+void mmw_seed_begin(const mm_idx_t *mi)
+{
+	pthread_mutex_lock(&mmw_seed.lock);
+	if (mi != mmw_seed.mi) mmw_seed_reset(mi); /* a pipeline main() did not name (the merge of --split-prefix: none) */
+	pthread_mutex_unlock(&mmw_seed.lock);
+}
+
+struct mmw_seed_part_s {
+	warpalign_seed_results *res; /* NULL: none seeded */
+	long n_reads;
+	double sec;                  /* the batch call's wall time */
+	long *frag_read;             /* fragment -> read of the results, -1: none */
+	const char **seq;            /* what each read was */
+	int *len;
+	warpalign_seed_read *reads;
+	warpalign_seed_options o;
+	const warpalign_seed_index *idx;
+	pthread_t thread;
+	int running;
+};
+
+static __thread struct { /* the seeded read of the fragment this thread maps */
+	const warpalign_seed_results *res;
+	long r;
+	const char *seq;
+	int len;
+} mmw_seed_cur;
+
+static void *mmw_seed_part_main(void *arg)
+{
+	mmw_seed_part_t *part = (mmw_seed_part_t*)arg;
+	double t = realtime();
+	mmw_check(warpalign_seed_batch(mmw_get_ctx(), part->idx, &part->o, part->reads, part->n_reads, &part->res));
+	part->sec = realtime() - t;
+	free(part->reads);
+	part->reads = 0;
+	return 0;
+}
+
+mmw_seed_part_t *mmw_seed_part(const mm_idx_t *mi, const mm_mapopt_t *opt, const mm_bseq1_t *seq, int n_frag, const int *seg_off, const int *n_seg)
+{
+	int asked = warpalign_requested_backend() == WARPALIGN_BACKEND_REQUEST_GPU || mmw_seed_gpu() == 1;
+	long i, n = 0;
+	int64_t bases = 0;
+	const warpalign_seed_index *idx = 0;
+	mmw_seed_part_t *part;
+	if (mi == 0 || n_frag <= MMW_FEW_FRAGS || !mmw_seed_may(opt)) return 0;
+	for (i = 0; i < n_frag; ++i) bases += seq[seg_off[i]].l_seq;
+	if (asked || __atomic_add_fetch(&mmw_seed.bases, bases, __ATOMIC_RELAXED) >= MMW_START_BASES) mmw_start(opt);
+	if (asked) mmw_wait_gpu();
+	if (mmw_gpu_state() != 1) return 0;
+	pthread_mutex_lock(&mmw_seed.lock);
+	if (mmw_seed.mi == mi) {
+		mmw_seed_upload();
+		if (asked) mmw_seed_join();
+		if (__atomic_load_n(&mmw_seed.done, __ATOMIC_ACQUIRE)) idx = mmw_seed.idx;
+	}
+	pthread_mutex_unlock(&mmw_seed.lock);
+	if (idx == 0) return 0;
+	part = (mmw_seed_part_t*)calloc(1, sizeof(mmw_seed_part_t));
+	part->frag_read = (long*)malloc(n_frag * sizeof(long));
+	part->seq = (const char**)malloc(n_frag * sizeof(const char*));
+	part->len = (int*)malloc(n_frag * sizeof(int));
+	part->reads = (warpalign_seed_read*)malloc(n_frag * sizeof(warpalign_seed_read));
+	for (i = 0; i < n_frag; ++i) {
+		const mm_bseq1_t *t = &seq[seg_off[i]];
+		part->frag_read[i] = -1;
+		if (n_seg[i] != 1 || t->l_seq <= 0) continue;
+		part->frag_read[i] = n, part->seq[n] = t->seq, part->len[n] = t->l_seq;
+		part->reads[n].n_segs = 1, part->reads[n].qlens = &t->l_seq, part->reads[n].seqs = (const char *const*)&t->seq;
+		part->reads[n].qname = (opt->flag & (MM_F_NO_DIAG | MM_F_NO_DUAL))? t->name : 0;
+		++n;
+	}
+	part->n_reads = n, part->idx = idx;
+	part->o.w = mi->w, part->o.k = mi->k, part->o.is_hpc = !!(mi->flag & MM_I_HPC), part->o.sdust_thres = opt->sdust_thres;
+	part->o.q_occ_frac = opt->q_occ_frac, part->o.mid_occ = opt->mid_occ, part->o.max_occ = opt->mid_occ;
+	part->o.max_max_occ = opt->max_max_occ, part->o.occ_dist = opt->occ_dist, part->o.flag = opt->flag;
+	part->o.keep_mv = opt->max_occ > opt->mid_occ; /* the re-chain seeds again from them; nothing else reads them */
+	if (pthread_create(&part->thread, 0, mmw_seed_part_main, part) == 0) part->running = 1;
+	else mmw_seed_part_main(part);
+	return part;
+}
+
+void mmw_seed_wait(mmw_seed_part_t *part)
+{
+	if (part && part->running) {
+		pthread_join(part->thread, 0);
+		part->running = 0;
+	}
+}
+
+void mmw_seed_frag(const mmw_seed_part_t *part, long i)
+{
+	memset(&mmw_seed_cur, 0, sizeof(mmw_seed_cur));
+	if (part == 0 || part->res == 0 || part->frag_read[i] < 0) return;
+	mmw_seed_cur.res = part->res, mmw_seed_cur.r = part->frag_read[i];
+	mmw_seed_cur.seq = part->seq[mmw_seed_cur.r], mmw_seed_cur.len = part->len[mmw_seed_cur.r];
+}
+
+int mmw_seed_take(void *km, int n_segs, const int *qlens, const char **seqs, mm128_v *mv, mm128_t **a, int64_t *n_a, int *rep_len, int *n_mini_pos, uint64_t **mini_pos)
+{
+	warpalign_seed_view v;
+	if (mmw_seed_cur.res == 0 || n_segs != 1 || qlens[0] != mmw_seed_cur.len || seqs[0] != mmw_seed_cur.seq) return 0;
+	mmw_check(warpalign_seed_results_get(mmw_seed_cur.res, mmw_seed_cur.r, &v));
+	mv->n = mv->m = v.n_mv;
+	mv->a = Kmalloc(km, mm128_t, v.n_mv > 0? v.n_mv : 1);
+	if (v.n_mv > 0) memcpy(mv->a, v.mv, v.n_mv * sizeof(mm128_t));
+	*n_a = (int64_t)v.n_a;
+	*a = Kmalloc(km, mm128_t, v.n_a > 0? v.n_a : 1);
+	if (v.n_a > 0) memcpy(*a, v.a, v.n_a * sizeof(mm128_t));
+	*rep_len = v.rep_len, *n_mini_pos = (int)v.n_mini_pos;
+	*mini_pos = Kmalloc(km, uint64_t, v.n_mini_pos > 0? v.n_mini_pos : 1);
+	if (v.n_mini_pos > 0) memcpy(*mini_pos, v.mini_pos, v.n_mini_pos * sizeof(uint64_t));
+	return 1;
+}
+
+void mmw_seed_part_free(mmw_seed_part_t *part)
+{
+	if (part == 0) return;
+	mmw_seed_wait(part);
+	if (mm_verbose >= 3 && part->res)
+		fprintf(stderr, "[M::warpalign::%.3f*%.2f] %ld reads seeded in one batch call on the GPU, %.3f sec\n",
+				realtime() - mm_realtime0, cputime() / (realtime() - mm_realtime0), part->n_reads, part->sec);
+	warpalign_seed_results_free(part->res);
+	free(part->frag_read), free(part->seq), free(part->len), free(part->reads);
+	free(part);
 }

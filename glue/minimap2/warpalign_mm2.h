@@ -66,6 +66,20 @@ int mmw_chain_defer(int max_dist_x, int max_dist_y, int bw, int max_skip, int ma
 					int is_cdna, int n_seg, int64_t n_a, const mm128_t *a, const mm128_v *mv, int rep_len, int n_mini_pos, const uint64_t *mini_pos);
 int mmw_chain_resume(void *km, mm128_v *mv, mm128_t **a, int64_t *n_a, int *rep_len, int *n_mini_pos, uint64_t **mini_pos);
 
+/* Seeding on the GPU (see warpalign_mm2.c): mmw_seed_index(mi, opt) as an index is loaded for mapping (its
+ * upload begins); mmw_seed_begin(mi) before a pipeline (NULL when it does not map); mmw_seed_part() starts the
+ * seeding of a part's one-segment reads as it is read (NULL: none seeded), mmw_seed_wait() before its mapping,
+ * mmw_seed_part_free() once its output is written; each worker calls mmw_seed_frag() for its fragment, and
+ * mm_map_frag_core mmw_seed_take() where it would seed (returns 1: mv.a, a, mini_pos newly allocated in km). */
+typedef struct mmw_seed_part_s mmw_seed_part_t;
+void mmw_seed_index(const mm_idx_t *mi, const mm_mapopt_t *opt);
+void mmw_seed_begin(const mm_idx_t *mi);
+mmw_seed_part_t *mmw_seed_part(const mm_idx_t *mi, const mm_mapopt_t *opt, const mm_bseq1_t *seq, int n_frag, const int *seg_off, const int *n_seg);
+void mmw_seed_wait(mmw_seed_part_t *part);
+void mmw_seed_frag(const mmw_seed_part_t *part, long i);
+int mmw_seed_take(void *km, int n_segs, const int *qlens, const char **seqs, mm128_v *mv, mm128_t **a, int64_t *n_a, int *rep_len, int *n_mini_pos, uint64_t **mini_pos);
+void mmw_seed_part_free(mmw_seed_part_t *part);
+
 /* 1 when the last ksw answer of this thread was a record pass's stand-in: its Z-drop test is skipped. */
 int mmw_zdrop_test_skipped(void);
 

@@ -26,6 +26,9 @@ pub struct SeedOpt {
     /// The occurrence limit of this round (`mid_occ`, or `max_occ` when minimap2 seeds again).
     pub max_occ: i32,
     pub hit: HitOpt,
+    /// Whether the results keep the minimizers (minimap2 seeds again from them only when its `max_occ` is above
+    /// `mid_occ`): else [`ReadSeeds::mv`] is empty, and the GPU does not copy them back.
+    pub keep_mv: bool,
 }
 
 /// One read: its segments (non-empty) and its name (for `-X` and all-vs-all mapping).
@@ -38,7 +41,7 @@ pub struct SeedRead<'a> {
 /// A read's seeding.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ReadSeeds {
-    /// The minimizers after `--q-occ-frac`.
+    /// The minimizers after `--q-occ-frac` (none without [`SeedOpt::keep_mv`]).
     pub mv: Vec<Minimizer>,
     pub hits: SeedHits,
 }
@@ -56,6 +59,9 @@ pub fn seed_cpu(idx: &FlatIndex, opt: &SeedOpt, read: &SeedRead) -> ReadSeeds {
     } else {
         hits::collect_seed_hits(&opt.hit, opt.max_occ, idx, read.qname, &mv, qlen)
     };
+    if !opt.keep_mv {
+        mv = vec![];
+    }
     ReadSeeds { mv, hits: h }
 }
 
@@ -70,9 +76,9 @@ fn refusal(opt: &SeedOpt, reads: &[SeedRead]) -> Option<String> {
 
 /// Whether the GPU path takes this batch: the heap variant and name comparisons against an index without
 /// names stay on the CPU.
-fn gpu_takes(dev: &DeviceIndex, idx: &FlatIndex, opt: &SeedOpt, reads: &[SeedRead]) -> bool {
+fn gpu_takes(dev: &DeviceIndex, opt: &SeedOpt, reads: &[SeedRead]) -> bool {
     let names = opt.hit.flag & (flag::NO_DIAG | flag::NO_DUAL) != 0 && reads.iter().any(|r| r.qname.is_some());
-    reads.len() >= GPU_MIN_JOBS && opt.hit.flag & flag::HEAP_SORT == 0 && (!names || dev.all_named()) && dev.matches(idx)
+    reads.len() >= GPU_MIN_JOBS && opt.hit.flag & flag::HEAP_SORT == 0 && (!names || dev.all_named())
 }
 
 /// Seeds every read of `reads` against `idx` (whose upload, when there is one, is `dev`): `out[i]` is read i's.
@@ -82,7 +88,7 @@ pub fn seed_batch(engine: &Engine, idx: &FlatIndex, dev: Option<&DeviceIndex>, o
     if let Some(why) = refusal(opt, reads) {
         return Err(Error::InvalidArgument(why));
     }
-    if let Some(dev) = dev.filter(|d| gpu_takes(d, idx, opt, reads)) {
+    if let Some(dev) = dev.filter(|d| gpu_takes(d, opt, reads) && d.matches(idx)) {
         if let Some(rt) = engine.gpu_on(dev.ordinal()) {
             match gpu::seed_batch_gpu(&rt, dev, opt, reads) {
                 Ok(out) => return Ok(out),
@@ -91,4 +97,25 @@ pub fn seed_batch(engine: &Engine, idx: &FlatIndex, dev: Option<&DeviceIndex>, o
         }
     }
     Ok(reads.par_iter().with_max_len(1).map(|r| seed_cpu(idx, opt, r)).collect())
+}
+
+/// As [`seed_batch`] with an index that lives on the GPU only ([`DeviceIndex::upload_mm_idx`]): None where the
+/// GPU does not take the batch (the heap variant, fewer than `GPU_MIN_JOBS` reads, names against an index
+/// without them, an engine off that GPU) or fails it (after the engines' one notice): the caller seeds those
+/// reads itself.
+pub fn seed_batch_on_gpu(engine: &Engine, dev: &DeviceIndex, opt: &SeedOpt, reads: &[SeedRead]) -> Result<Option<Vec<ReadSeeds>>> {
+    if let Some(why) = refusal(opt, reads) {
+        return Err(Error::InvalidArgument(why));
+    }
+    if !gpu_takes(dev, opt, reads) {
+        return Ok(None);
+    }
+    let Some(rt) = engine.gpu_on(dev.ordinal()) else { return Ok(None) };
+    match gpu::seed_batch_gpu(&rt, dev, opt, reads) {
+        Ok(out) => Ok(Some(out)),
+        Err(e) => {
+            crate::engine::gpu_failed_notice(&e);
+            Ok(None)
+        }
+    }
 }

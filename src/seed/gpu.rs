@@ -5,13 +5,13 @@
 //! (the twin's sketch and dust filter, uploaded in place of the sketch kernel's).
 
 use super::batch::{ReadSeeds, SeedOpt, SeedRead};
-use super::index::FlatIndex;
+use super::index::{bucket_sizes, read_buckets, seq_info, FlatIndex, MmIdx};
 use super::twin::hits::{collect_minimizers, flag, SeedHits};
 use super::Minimizer;
 use crate::chain::twin::radix_sort_128x;
 use crate::gpu::fault::{self, Step};
 use crate::gpu::{gate, GpuRuntime};
-use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -19,6 +19,9 @@ const MODULE_NAME: &str = "seed";
 /// Bases per launch at most (a longer read runs alone): bounds the launch's device memory, about 15 bytes a
 /// base with minimap2's presets (w = 10), then about 40 an anchor (the anchors and their sort's ranges).
 pub const LAUNCH_BASES: usize = 1 << 26;
+/// Buckets of an index read and uploaded at a time ([`DeviceIndex::upload_mm_idx`]): a sixty-fourth of the
+/// default 2^14, so the host holds about that share of the index at once.
+const INDEX_UPLOAD_BUCKETS: usize = 256;
 /// Bases a sketch thread owns.
 pub const CHUNK_BASES: usize = 1024;
 /// Items (minimizers, seeds, anchors) of a read in a chunk of the later steps (a block of that many threads, or
@@ -104,6 +107,77 @@ impl DeviceIndex {
             b: idx.b,
             shape: Self::shape_of(idx),
             all_named: idx.seq_name.iter().all(Option::is_some),
+        })
+    }
+
+    /// Uploads `mi` (minimap2 2.31's index, one part of a multi-part one) straight from upstream's tables, a
+    /// range of buckets at a time, keeping no copy on the host. Errors as [`DeviceIndex::upload`].
+    ///
+    /// # Safety
+    /// `mi` points to an index that upstream built or loaded, alive for the call.
+    pub unsafe fn upload_mm_idx(rt: &GpuRuntime, mi: *const MmIdx) -> Result<DeviceIndex, String> {
+        let nb = 1usize << (*mi).b;
+        let sizes = bucket_sizes(mi);
+        let bucket_start = offsets(sizes.iter().map(|s| s.0));
+        let (n_keys, n_pos) = (bucket_start[nb] as usize, sizes.iter().map(|s| s.1).sum::<u64>() as usize);
+        let (seq_len, seq_name) = seq_info(mi);
+        let mut name_off = vec![0u64];
+        let mut names = Vec::new();
+        for n in &seq_name {
+            names.extend_from_slice(n.as_deref().unwrap_or_default());
+            name_off.push(names.len() as u64);
+        }
+        let bytes = 8 * (bucket_start.len() + 2 * n_keys + 1 + n_pos + name_off.len()) + 4 * seq_len.len() + names.len();
+        let (free, _) = rt.context().mem_get_info().map_err(|e| format!("seed index: mem_get_info: {e:?}"))?;
+        if bytes > free / 4 * 3 {
+            return Err(format!("seed index: {bytes} bytes do not fit the GPU ({free} bytes free)"));
+        }
+        let err = |e: cudarc::driver::DriverError| format!("seed index upload: {e:?}");
+        let st = rt.lease_stream()?;
+        // SAFETY: every key, key offset and position is written by the ranges below before any batch reads them.
+        let mut bufs = IndexBufs {
+            bucket_start: st.clone_htod(&bucket_start).map_err(err)?,
+            keys: st.alloc::<u64>(n_keys.max(1)).map_err(err)?,
+            pos_start: st.alloc::<u64>(n_keys + 1).map_err(err)?,
+            pos: st.alloc::<u64>(n_pos.max(1)).map_err(err)?,
+            seq_len: st.clone_htod(&non_empty(&seq_len)).map_err(err)?,
+            name_off: st.clone_htod(&name_off).map_err(err)?,
+            names: st.clone_htod(&non_empty(&names)).map_err(err)?,
+        };
+        let (mut key_at, mut pos_at) = (0usize, 0u64);
+        for beg in (0..nb).step_by(INDEX_UPLOAD_BUCKETS) {
+            let (keys, counts, pos) = read_buckets(mi, beg..(beg + INDEX_UPLOAD_BUCKETS).min(nb));
+            let starts: Vec<u64> = counts
+                .iter()
+                .scan(pos_at, |at, c| {
+                    let s = *at;
+                    *at += c;
+                    Some(s)
+                })
+                .collect();
+            if !keys.is_empty() {
+                st.memcpy_htod(&keys, &mut bufs.keys.slice_mut(key_at..key_at + keys.len())).map_err(err)?;
+                st.memcpy_htod(&starts, &mut bufs.pos_start.slice_mut(key_at..key_at + keys.len())).map_err(err)?;
+            }
+            if !pos.is_empty() {
+                st.memcpy_htod(&pos, &mut bufs.pos.slice_mut(pos_at as usize..pos_at as usize + pos.len())).map_err(err)?;
+            }
+            // the range's host arrays go once their copies are done
+            st.synchronize().map_err(err)?;
+            key_at += keys.len();
+            pos_at += counts.iter().sum::<u64>();
+        }
+        if key_at != n_keys || pos_at as usize != n_pos {
+            return Err(format!("seed index upload: {key_at} keys and {pos_at} positions read, {n_keys} and {n_pos} counted"));
+        }
+        st.memcpy_htod(&[pos_at], &mut bufs.pos_start.slice_mut(n_keys..n_keys + 1)).map_err(err)?;
+        st.synchronize().map_err(err)?;
+        Ok(DeviceIndex {
+            bufs: Some(bufs),
+            ordinal: rt.ordinal(),
+            b: (*mi).b as u32,
+            shape: (nb + 1, n_keys, n_pos),
+            all_named: seq_name.iter().all(Option::is_some),
         })
     }
 
@@ -383,6 +457,40 @@ impl Profile {
 
 fn derr(what: &'static str) -> impl Fn(cudarc::driver::DriverError) -> String {
     move |e| format!("seed gpu {what}: {e:?}")
+}
+
+/// Bytes of the page-locked buffer a launch's results come back through, a piece at a time (a copy to pageable
+/// memory runs at a fraction of the bus's speed).
+const DOWNLOAD_STAGING: usize = 8 << 20;
+
+/// The first `len` words of `src`, on the host.
+fn download(rt: &GpuRuntime, st: &Arc<CudaStream>, src: &CudaSlice<u64>, len: usize) -> DResult<Vec<u64>> {
+    let mut out: Vec<u64> = Vec::with_capacity(len);
+    if len == 0 {
+        return Ok(out);
+    }
+    let mut stage = rt.take_staging(DOWNLOAD_STAGING, DOWNLOAD_STAGING)?;
+    let copied = (|| {
+        let buf = stage.as_mut_slice().map_err(derr("staging"))?;
+        let words = buf.len() / 8;
+        while out.len() < len {
+            let (at, n) = (out.len(), words.min(len - out.len()));
+            let piece = src.slice(at..at + n);
+            let (ptr, _record) = piece.device_ptr(st);
+            // SAFETY: buf holds at least 8 n bytes and the piece n words; the copy is waited for before buf is read.
+            unsafe { cudarc::driver::result::memcpy_dtoh_async(&mut buf[..8 * n], ptr, st.cu_stream()) }.map_err(derr("download"))?;
+            st.synchronize().map_err(derr("download"))?;
+            // SAFETY: out has room for len words; buf's first 8 n bytes are the piece (page-locked memory is page
+            // aligned, so they read as words).
+            unsafe {
+                std::ptr::copy_nonoverlapping(buf.as_ptr().cast::<u64>(), out.as_mut_ptr().add(at), n);
+                out.set_len(at + n);
+            }
+        }
+        Ok(())
+    })();
+    rt.give_staging(stage);
+    copied.map(|()| out)
 }
 
 /// Sorts `a` (pairs of words) in each read's range `off[r]..off[r] + n[r]` as `radix_sort_128x` does, `total`
@@ -760,13 +868,15 @@ pub fn seed_launch(
     prof.mark(&st, "sort")?;
 
     // results
-    let mv_h = st.clone_dtoh(&mv).map_err(derr("download"))?;
     let mv_n = st.clone_dtoh(&r_n).map_err(derr("download"))?;
-    let mini_h = st.clone_dtoh(&mini_pos).map_err(derr("download"))?;
     let nseed = st.clone_dtoh(&r_nseed).map_err(derr("download"))?;
-    let a_h = st.clone_dtoh(&anchors).map_err(derr("download"))?;
     let na = st.clone_dtoh(&r_na).map_err(derr("download"))?;
     let rep = st.clone_dtoh(&r_rep).map_err(derr("download"))?;
+    // each read's minimizers and mini_pos lie at its offset in buffers of `total`: up to the last read's end
+    let last = |n: &[u64]| (0..n_reads).map(|r| mv_off[r] + n[r]).max().unwrap_or(0) as usize;
+    let mv_h = if opt.keep_mv { download(rt, &st, &mv, 2 * last(&mv_n))? } else { vec![] };
+    let mini_h = download(rt, &st, &mini_pos, last(&nseed))?;
+    let a_h = download(rt, &st, &anchors, 2 * total_a)?;
     prof.mark(&st, "download")?;
     prof.print(n_reads, layout.bases.len(), total, na.iter().sum::<u64>() as usize);
     Ok((0..n_reads)
@@ -776,7 +886,7 @@ pub fn seed_launch(
             let mut anchors = pairs(&a_h[2 * a..2 * (a + na[r] as usize)]);
             finish_sort(&mut anchors, chunks.sort_max);
             ReadSeeds {
-                mv: pairs(&mv_h[2 * o..2 * (o + mv_n[r] as usize)]),
+                mv: if opt.keep_mv { pairs(&mv_h[2 * o..2 * (o + mv_n[r] as usize)]) } else { vec![] },
                 hits: SeedHits { a: anchors, rep_len: rep[r], mini_pos: mini_h[o..o + nseed[r] as usize].to_vec() },
             }
         })

@@ -120,44 +120,76 @@ unsafe fn read_bucket(bk: &MmIdxBucket) -> Bucket {
     out
 }
 
+/// Per bucket of `mi`: its keys and its positions, counted without copying them.
+///
+/// # Safety
+/// `mi` points to an index that upstream (minimap2 2.31) built or loaded, alive for the call.
+pub unsafe fn bucket_sizes(mi: *const MmIdx) -> Vec<(u64, u64)> {
+    let mi = &*mi;
+    let base = mi.buckets as usize;
+    (0..1usize << mi.b)
+        .into_par_iter()
+        .map(|i| {
+            let bk = &*(base as *const MmIdxBucket).add(i);
+            let Some(h) = bk.h.as_ref() else { return (0, 0) };
+            let singletons = (0..h.n_buckets as usize)
+                .filter(|&j| (*h.flags.add(j >> 4) >> ((j & 0xf) << 1)) & 3 == 0 && *h.keys.add(j) & 1 != 0)
+                .count();
+            (h.size as u64, bk.n as u64 + singletons as u64)
+        })
+        .collect()
+}
+
+/// Buckets `range` of `mi`, back to back: their keys, each key's count of positions, and the positions.
+///
+/// # Safety
+/// As [`bucket_sizes`].
+pub unsafe fn read_buckets(mi: *const MmIdx, range: std::ops::Range<usize>) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
+    let base = (*mi).buckets as usize;
+    let parts: Vec<Bucket> = range.into_par_iter().map(|i| read_bucket(&*(base as *const MmIdxBucket).add(i))).collect();
+    let n_keys = parts.iter().map(|p| p.keys.len()).sum();
+    let n_pos = parts.iter().map(|p| p.pos.len()).sum();
+    let (mut keys, mut counts, mut pos) = (Vec::with_capacity(n_keys), Vec::with_capacity(n_keys), Vec::with_capacity(n_pos));
+    for p in parts {
+        keys.extend_from_slice(&p.keys);
+        counts.extend_from_slice(&p.counts);
+        pos.extend_from_slice(&p.pos);
+    }
+    (keys, counts, pos)
+}
+
+/// The references' lengths and names (None where the index has none).
+///
+/// # Safety
+/// As [`bucket_sizes`].
+pub unsafe fn seq_info(mi: *const MmIdx) -> (Vec<u32>, Vec<Option<Vec<u8>>>) {
+    let mi = &*mi;
+    let seqs = if mi.n_seq == 0 { &[][..] } else { std::slice::from_raw_parts(mi.seq, mi.n_seq as usize) };
+    (
+        seqs.iter().map(|s| s.len).collect(),
+        seqs.iter().map(|s| (!s.name.is_null()).then(|| std::ffi::CStr::from_ptr(s.name).to_bytes().to_vec())).collect(),
+    )
+}
+
 impl FlatIndex {
     /// The flat view of `mi`.
     ///
     /// # Safety
     /// `mi` points to an index that upstream (minimap2 2.31) built or loaded, alive for the call.
     pub unsafe fn from_mm_idx(mi: *const MmIdx) -> FlatIndex {
-        let mi = &*mi;
-        let nb = 1usize << mi.b;
-        // The buckets hold raw pointers (not Sync): the workers get their address and read them only.
-        let base = mi.buckets as usize;
-        let parts: Vec<Bucket> =
-            (0..nb).into_par_iter().map(|i| read_bucket(&*(base as *const MmIdxBucket).add(i))).collect();
-        let n_keys: usize = parts.iter().map(|p| p.keys.len()).sum();
-        let n_pos: usize = parts.iter().map(|p| p.pos.len()).sum();
-        let seqs = if mi.n_seq == 0 { &[][..] } else { std::slice::from_raw_parts(mi.seq, mi.n_seq as usize) };
-        let mut f = FlatIndex {
-            b: mi.b as u32,
-            seq_len: seqs.iter().map(|s| s.len).collect(),
-            seq_name: seqs
-                .iter()
-                .map(|s| (!s.name.is_null()).then(|| std::ffi::CStr::from_ptr(s.name).to_bytes().to_vec()))
-                .collect(),
-            bucket_start: Vec::with_capacity(nb + 1),
-            keys: Vec::with_capacity(n_keys),
-            pos_start: Vec::with_capacity(n_keys + 1),
-            pos: Vec::with_capacity(n_pos),
-        };
-        f.bucket_start.push(0);
-        f.pos_start.push(0);
-        for p in parts {
-            f.keys.extend_from_slice(&p.keys);
-            for c in p.counts {
-                f.pos_start.push(f.pos_start.last().unwrap() + c);
-            }
-            f.pos.extend_from_slice(&p.pos);
-            f.bucket_start.push(f.keys.len() as u64);
-        }
-        f
+        let nb = 1usize << (*mi).b;
+        let sizes = bucket_sizes(mi);
+        let bucket_start = std::iter::once(0).chain(sizes.iter().scan(0u64, |at, s| {
+            *at += s.0;
+            Some(*at)
+        }));
+        let (keys, counts, pos) = read_buckets(mi, 0..nb);
+        let pos_start = std::iter::once(0).chain(counts.iter().scan(0u64, |at, c| {
+            *at += c;
+            Some(*at)
+        }));
+        let (seq_len, seq_name) = seq_info(mi);
+        FlatIndex { b: (*mi).b as u32, seq_len, seq_name, bucket_start: bucket_start.collect(), keys, pos_start: pos_start.collect(), pos }
     }
 
     /// `mm_idx_get(mi, minier, &n)`: the positions of minimizer hash `minier` (empty when absent).

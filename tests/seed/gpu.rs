@@ -30,9 +30,9 @@ use rayon::prelude::*;
 use std::ffi::CString;
 use std::time::Instant;
 use warpalign::gpu::fault;
-use warpalign::seed::batch::{seed_batch, seed_cpu, ReadSeeds, SeedOpt, SeedRead};
+use warpalign::seed::batch::{seed_batch, seed_batch_on_gpu, seed_cpu, ReadSeeds, SeedOpt, SeedRead};
 use warpalign::seed::gpu::{finish_sort, launch_plan, offsets, qocc_tables, seed_batch_gpu, seed_launch, Chunks, DeviceIndex, ItemChunks, Layout, CHUNKS, CHUNK_ITEMS, LAUNCH_BASES, SORT_GPU_MAX};
-use warpalign::seed::index::FlatIndex;
+use warpalign::seed::index::{FlatIndex, MmIdx};
 use warpalign::seed::twin::hits::{collect_minimizers, flag, HitOpt};
 use warpalign::seed::twin::{hash64, SEQ_NT4_TABLE};
 use warpalign::seed::Minimizer;
@@ -300,6 +300,7 @@ fn opt_of(s: Sketch, mo: &c::mm_mapopt_t, max_occ: i32) -> SeedOpt {
         mid_occ: mo.mid_occ,
         max_occ,
         hit: HitOpt { flag: mo.flag, max_max_occ: mo.max_max_occ, occ_dist: mo.occ_dist },
+        keep_mv: true,
     }
 }
 
@@ -361,6 +362,7 @@ fn gpu_sketch_random_sequences() {
             mid_occ: 10,
             max_occ: 10,
             hit: HitOpt { flag: 0, max_max_occ: 4095, occ_dist: 500 },
+            keep_mv: true,
         };
         for chunk in [1, 7, 64, 1024] {
             let chunks = Chunks { bases: chunk, ..CHUNKS };
@@ -521,6 +523,41 @@ fn gpu_batch_call_routes() {
         }
     }
     println!("seed gpu: the batch call equals the twin on {} reads (radix and heap variants)", reads.len());
+}
+
+#[test]
+fn gpu_index_straight_from_upstream() {
+    if start_gpu().is_none() {
+        return;
+    }
+    let engine = Engine::new(BackendChoice::Gpu);
+    for case in 0..6 {
+        let Case { idx, s, mut mo, max_occ, queries, .. } = random_case(23, case, 99);
+        mo.flag &= !flag::HEAP_SORT;
+        let flat = flat_of(&idx);
+        // SAFETY: the index is alive and finished.
+        let dev = unsafe { DeviceIndex::upload_mm_idx(&engine.gpu().unwrap(), idx.0 as *const MmIdx) }.unwrap();
+        assert!(dev.matches(&flat), "case {case}: the streamed upload's shape");
+        let (segs, names) = reads_of(&queries);
+        let reads: Vec<SeedRead> = segs.iter().zip(&names).map(|(s, n)| SeedRead { segs: s, qname: *n }).collect();
+        let opt = opt_of(s, &mo, max_occ);
+        let got = seed_batch_on_gpu(&engine, &dev, &opt, &reads).unwrap().expect("the GPU takes the batch");
+        for (i, r) in reads.iter().enumerate() {
+            assert_eq!(seeds_diff(&got[i], &seed_cpu(&flat, &opt, r)), None, "case {case}, read {i}");
+        }
+        // without the minimizers: the same hits, and the twin's too
+        let no_mv = SeedOpt { keep_mv: false, ..opt };
+        let lean = seed_batch_on_gpu(&engine, &dev, &no_mv, &reads).unwrap().expect("the GPU takes the batch");
+        for (i, r) in reads.iter().enumerate() {
+            assert!(lean[i].mv.is_empty() && lean[i].hits == got[i].hits, "case {case}, read {i}, without minimizers");
+            assert_eq!(seed_cpu(&flat, &no_mv, r), lean[i], "case {case}, read {i}: the twin without minimizers");
+        }
+        // what it leaves to the caller: the heap variant, fewer reads than a GPU batch takes
+        let heap = SeedOpt { hit: HitOpt { flag: mo.flag | flag::HEAP_SORT, ..opt.hit }, ..opt };
+        assert!(seed_batch_on_gpu(&engine, &dev, &heap, &reads).unwrap().is_none());
+        assert!(seed_batch_on_gpu(&engine, &dev, &opt, &reads[..3]).unwrap().is_none());
+    }
+    println!("seed gpu: an index uploaded straight from upstream's tables seeds as the twin (6 random cases)");
 }
 
 

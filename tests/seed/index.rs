@@ -8,7 +8,7 @@ use crate::common::{env_u64, pick, Rng};
 use crate::{oracle_sketch, preset_sketch, read_seqs, Sketch};
 use std::collections::HashSet;
 use std::ffi::CString;
-use warpalign::seed::index::{FlatIndex, MmIdx};
+use warpalign::seed::index::{bucket_sizes, read_buckets, FlatIndex, MmIdx};
 use warpalign_ffi::mm2 as c;
 
 /// An index upstream built from `seqs`, freed on drop.
@@ -97,6 +97,22 @@ fn check(label: &str, idx: &Idx, seqs: &[Vec<u8>], s: Sketch, rng: &mut Rng) -> 
     let b = mi.b as u32;
     assert_eq!(flat.b, b);
     assert_eq!(flat.bucket_start.len(), (1usize << b) + 1);
+    // what the streamed upload counts before reading the buckets, and reads in ranges
+    // SAFETY: as above.
+    let sizes = unsafe { bucket_sizes(idx.0 as *const MmIdx) };
+    for (i, &(n_keys, n_pos)) in sizes.iter().enumerate() {
+        let (st, en) = (flat.bucket_start[i] as usize, flat.bucket_start[i + 1] as usize);
+        assert_eq!((n_keys, n_pos), ((en - st) as u64, flat.pos_start[en] - flat.pos_start[st]), "{label}: bucket {i}");
+    }
+    let nb = 1usize << b;
+    for r in [0..nb / 3, nb / 3..nb] {
+        // SAFETY: as above.
+        let (keys, counts, pos) = unsafe { read_buckets(idx.0 as *const MmIdx, r.clone()) };
+        let (st, en) = (flat.bucket_start[r.start] as usize, flat.bucket_start[r.end] as usize);
+        assert_eq!(keys, flat.keys[st..en], "{label}: keys of buckets {r:?}");
+        assert_eq!(counts, flat.pos_start[st..en + 1].windows(2).map(|w| w[1] - w[0]).collect::<Vec<_>>());
+        assert_eq!(pos, flat.pos[flat.pos_start[st] as usize..flat.pos_start[en] as usize]);
+    }
 
     // Every key of the view, against mm_idx_get.
     let mut keys = HashSet::with_capacity(flat.n_keys());

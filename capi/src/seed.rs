@@ -1,0 +1,237 @@
+//! C entry points of the seed engine: minimap2 2.31's seeding (minimizers, `--q-occ-frac`, index lookups,
+//! occurrence limits, anchors and their sort) for whole batches of reads, against an index minimap2 built or
+//! loaded.
+
+use crate::{clear_last_error, guard, WarpalignCtx, WarpalignStatus};
+use std::ffi::{c_char, c_void, CStr};
+use warpalign::chain::Anchor;
+use warpalign::seed::batch::{seed_batch, seed_batch_on_gpu, ReadSeeds, SeedOpt, SeedRead};
+use warpalign::seed::gpu::DeviceIndex;
+use warpalign::seed::index::{FlatIndex, MmIdx};
+use warpalign::seed::twin::hits::HitOpt;
+use warpalign::Error;
+
+/// The options the seeding reads: the index's `w`, `k` and `MM_I_HPC` (`is_hpc` nonzero), and the mapping
+/// options' fields of the same names (`max_occ`: the limit of this round, minimap2's `mid_occ` for its first;
+/// `flag`: `mm_mapopt_t.flag`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct WarpalignSeedOptions {
+    pub w: i32,
+    pub k: i32,
+    pub is_hpc: i32,
+    pub sdust_thres: i32,
+    pub q_occ_frac: f32,
+    pub mid_occ: i32,
+    pub max_occ: i32,
+    pub max_max_occ: i32,
+    pub occ_dist: i32,
+    pub flag: i64,
+    /// Nonzero: the results keep the minimizers (minimap2 seeds again from them only when its `max_occ` is above
+    /// `mid_occ`); 0: `n_mv` is 0.
+    pub keep_mv: i32,
+}
+
+/// One read as `mm_map_frag_core` takes it: `n_segs` segments (`seqs[i]`, `qlens[i]` bases, none empty) and its
+/// name (NUL-terminated; NULL when `-X` and all-vs-all mapping do not compare names).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct WarpalignSeedRead {
+    pub n_segs: i32,
+    pub qlens: *const i32,
+    pub seqs: *const *const c_char,
+    pub qname: *const c_char,
+}
+
+/// What minimap2's seeding makes of one read, borrowed from its results: the minimizers after `--q-occ-frac`
+/// (`mv`), the anchors sorted as `radix_sort_128x` leaves them, `mini_pos` and `rep_len`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct WarpalignSeedView {
+    pub mv: *const Anchor,
+    pub n_mv: usize,
+    pub a: *const Anchor,
+    pub n_a: usize,
+    pub mini_pos: *const u64,
+    pub n_mini_pos: usize,
+    pub rep_len: i32,
+}
+
+/// An index for the seed engine, opaque: made by warpalign_seed_index_create, freed by
+/// warpalign_seed_index_destroy. Any number of threads may seed with it.
+pub enum WarpalignSeedIndex {
+    /// On the GPU only.
+    Gpu(DeviceIndex),
+    /// A copy on the host (and its upload when the context has a GPU that holds it).
+    Host(FlatIndex, Option<DeviceIndex>),
+}
+
+/// A batch's seeding, opaque: made by warpalign_seed_batch, freed by warpalign_seed_results_free.
+pub struct WarpalignSeedResults {
+    reads: Vec<ReadSeeds>,
+}
+
+/// Makes the seed engine's copy of `mi`, a `const mm_idx_t *` of minimap2 2.31 (one part of a multi-part index),
+/// alive for the call only. With `gpu_only` nonzero it is uploaded to the context's GPU straight from `mi`,
+/// keeping nothing on the host, and `*out` is NULL (status OK) when the context has no GPU or the GPU cannot
+/// hold it; otherwise a host copy is made (the CPU seeds with it), and uploaded as well when the context has a
+/// GPU that holds it. Sets `*out` (NULL on failure).
+#[no_mangle]
+pub extern "C" fn warpalign_seed_index_create(
+    ctx: *const WarpalignCtx,
+    mi: *const c_void,
+    gpu_only: i32,
+    out: *mut *mut WarpalignSeedIndex,
+) -> WarpalignStatus {
+    guard("warpalign_seed_index_create", || {
+        if out.is_null() {
+            return Err(Error::InvalidArgument("null out".into()));
+        }
+        // SAFETY: out is non-null and writable.
+        unsafe { *out = std::ptr::null_mut() };
+        if ctx.is_null() || mi.is_null() {
+            return Err(Error::InvalidArgument("null context or index".into()));
+        }
+        // SAFETY: ctx is non-null and was made by warpalign_ctx_create.
+        let engine = unsafe { &(*ctx).engine };
+        let mi = mi.cast::<MmIdx>();
+        let index = if gpu_only != 0 {
+            // SAFETY: mi is minimap2 2.31's index, alive for the call.
+            match engine.gpu().and_then(|rt| unsafe { DeviceIndex::upload_mm_idx(&rt, mi) }.ok()) {
+                Some(dev) => WarpalignSeedIndex::Gpu(dev),
+                None => return Ok(()),
+            }
+        } else {
+            // SAFETY: as above.
+            let flat = unsafe { FlatIndex::from_mm_idx(mi) };
+            let dev = engine.gpu().and_then(|rt| DeviceIndex::upload(&rt, &flat).ok());
+            WarpalignSeedIndex::Host(flat, dev)
+        };
+        // SAFETY: as above.
+        unsafe { *out = Box::into_raw(Box::new(index)) };
+        Ok(())
+    })
+}
+
+/// Frees an index (and its upload). NULL is ignored.
+#[no_mangle]
+pub extern "C" fn warpalign_seed_index_destroy(index: *mut WarpalignSeedIndex) {
+    clear_last_error();
+    if !index.is_null() {
+        // SAFETY: made by warpalign_seed_index_create, not used after.
+        drop(unsafe { Box::from_raw(index) });
+    }
+}
+
+/// Seeds `n` reads against `index` as minimap2's `mm_map_frag_core` seeds each (`collect_minimizers`,
+/// `mm_seed_mz_flt` when `q_occ_frac > 0`, then `collect_seed_hits`, or its heap variant with
+/// `MM_F_HEAP_SORT`), on the GPU where the index is uploaded and the batch is large enough, else on the CPU.
+/// Sets `*out` (NULL on failure): read i's seeding through warpalign_seed_results_get. With an index on the GPU
+/// only, `*out` is NULL (status OK) where the GPU does not take the batch (the heap variant, fewer than 64
+/// reads, names compared against an index without them) or fails it (one notice on stderr): the caller seeds
+/// those reads itself. w outside 1..255, k outside 1..28, a read without segments or with an empty one:
+/// WARPALIGN_STATUS_INVALID_ARGUMENT.
+#[no_mangle]
+pub extern "C" fn warpalign_seed_batch(
+    ctx: *const WarpalignCtx,
+    index: *const WarpalignSeedIndex,
+    opt: *const WarpalignSeedOptions,
+    reads: *const WarpalignSeedRead,
+    n: usize,
+    out: *mut *mut WarpalignSeedResults,
+) -> WarpalignStatus {
+    guard("warpalign_seed_batch", || {
+        if out.is_null() {
+            return Err(Error::InvalidArgument("null out".into()));
+        }
+        // SAFETY: out is non-null and writable.
+        unsafe { *out = std::ptr::null_mut() };
+        if ctx.is_null() || index.is_null() || opt.is_null() || (n > 0 && reads.is_null()) {
+            return Err(Error::InvalidArgument("null context, index, options or reads".into()));
+        }
+        // SAFETY: non-null, made by their create calls; opt and the n reads are readable.
+        let (engine, index, o) = unsafe { (&(*ctx).engine, &*index, *opt) };
+        let raw = if n == 0 { &[][..] } else { unsafe { std::slice::from_raw_parts(reads, n) } };
+        let mut segs: Vec<Vec<&[u8]>> = Vec::with_capacity(n);
+        for (i, r) in raw.iter().enumerate() {
+            if r.n_segs < 1 || r.qlens.is_null() || r.seqs.is_null() {
+                return Err(Error::InvalidArgument(format!("read {i}: no segments")));
+            }
+            // SAFETY: the read's n_segs lengths and sequence pointers are readable.
+            let (lens, seqs) = unsafe {
+                (std::slice::from_raw_parts(r.qlens, r.n_segs as usize), std::slice::from_raw_parts(r.seqs, r.n_segs as usize))
+            };
+            let mut s = Vec::with_capacity(lens.len());
+            for (&l, &p) in lens.iter().zip(seqs) {
+                if l < 1 || p.is_null() {
+                    return Err(Error::InvalidArgument(format!("read {i}: an empty segment")));
+                }
+                // SAFETY: the segment has l readable bytes.
+                s.push(unsafe { std::slice::from_raw_parts(p.cast::<u8>(), l as usize) });
+            }
+            segs.push(s);
+        }
+        let batch: Vec<SeedRead> = raw
+            .iter()
+            .zip(&segs)
+            // SAFETY: a non-null name is NUL-terminated.
+            .map(|(r, s)| SeedRead { segs: s, qname: (!r.qname.is_null()).then(|| unsafe { CStr::from_ptr(r.qname) }.to_bytes()) })
+            .collect();
+        let opt = SeedOpt {
+            w: usize::try_from(o.w).unwrap_or(0),
+            k: usize::try_from(o.k).unwrap_or(0),
+            is_hpc: o.is_hpc != 0,
+            sdust_thres: o.sdust_thres,
+            q_occ_frac: o.q_occ_frac,
+            mid_occ: o.mid_occ,
+            max_occ: o.max_occ,
+            hit: HitOpt { flag: o.flag, max_max_occ: o.max_max_occ, occ_dist: o.occ_dist },
+            keep_mv: o.keep_mv != 0,
+        };
+        let seeds = match index {
+            WarpalignSeedIndex::Gpu(dev) => seed_batch_on_gpu(engine, dev, &opt, &batch)?,
+            WarpalignSeedIndex::Host(flat, dev) => Some(seed_batch(engine, flat, dev.as_ref(), &opt, &batch)?),
+        };
+        if let Some(reads) = seeds {
+            // SAFETY: out is writable.
+            unsafe { *out = Box::into_raw(Box::new(WarpalignSeedResults { reads })) };
+        }
+        Ok(())
+    })
+}
+
+/// Read i's seeding, borrowed from `results` (valid until they are freed). i out of range: INVALID_ARGUMENT.
+#[no_mangle]
+pub extern "C" fn warpalign_seed_results_get(results: *const WarpalignSeedResults, i: usize, view: *mut WarpalignSeedView) -> WarpalignStatus {
+    guard("warpalign_seed_results_get", || {
+        if results.is_null() || view.is_null() {
+            return Err(Error::InvalidArgument("null results or view".into()));
+        }
+        // SAFETY: made by warpalign_seed_batch, not freed.
+        let r = unsafe { &*results };
+        let s = r.reads.get(i).ok_or_else(|| Error::InvalidArgument(format!("read {i} of {}", r.reads.len())))?;
+        // SAFETY: view is writable.
+        unsafe {
+            *view = WarpalignSeedView {
+                mv: s.mv.as_ptr(),
+                n_mv: s.mv.len(),
+                a: s.hits.a.as_ptr(),
+                n_a: s.hits.a.len(),
+                mini_pos: s.hits.mini_pos.as_ptr(),
+                n_mini_pos: s.hits.mini_pos.len(),
+                rep_len: s.hits.rep_len,
+            }
+        };
+        Ok(())
+    })
+}
+
+/// Frees a batch's seeding. NULL is ignored.
+#[no_mangle]
+pub extern "C" fn warpalign_seed_results_free(results: *mut WarpalignSeedResults) {
+    clear_last_error();
+    if !results.is_null() {
+        // SAFETY: made by warpalign_seed_batch, not used after.
+        drop(unsafe { Box::from_raw(results) });
+    }
+}
