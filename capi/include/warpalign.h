@@ -99,7 +99,8 @@ typedef struct warpalign_search_target warpalign_search_target;
 typedef struct warpalign_seed_index warpalign_seed_index;
 
 /**
- * A batch's seeding, opaque: made by warpalign_seed_batch, freed by warpalign_seed_results_free.
+ * A batch's seeding, opaque: made by warpalign_seed_batch, freed by warpalign_seed_results_free; each read's
+ * share may go sooner (warpalign_seed_results_release).
  */
 typedef struct warpalign_seed_results warpalign_seed_results;
 
@@ -991,11 +992,19 @@ enum warpalign_status warpalign_seed_batch(const struct warpalign_ctx *ctx,
                                            struct warpalign_seed_results **out);
 
 /**
- * Read i's seeding, borrowed from `results` (valid until they are freed). i out of range: INVALID_ARGUMENT.
+ * Read i's seeding, borrowed from `results` (valid until read i is released or the results are freed). i out of
+ * range, or read i released: INVALID_ARGUMENT. Any number of threads.
  */
 enum warpalign_status warpalign_seed_results_get(const struct warpalign_seed_results *results,
                                                  size_t i,
                                                  struct warpalign_seed_view *view);
+
+/**
+ * Frees read i's share of `results` (its views are invalid after): for a caller done with it before the rest.
+ * NULL results or i out of range are ignored. Any number of threads, but not while another thread views read i.
+ */
+void warpalign_seed_results_release(const struct warpalign_seed_results *results,
+                                    size_t i);
 
 /**
  * Frees a batch's seeding. NULL is ignored.

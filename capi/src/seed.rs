@@ -4,6 +4,7 @@
 
 use crate::{clear_last_error, guard, WarpalignCtx, WarpalignStatus};
 use std::ffi::{c_char, c_void, CStr};
+use std::sync::Mutex;
 use warpalign::chain::Anchor;
 use warpalign::seed::batch::{seed_batch, seed_batch_on_gpu, ReadSeeds, SeedOpt, SeedRead};
 use warpalign::seed::gpu::DeviceIndex;
@@ -66,9 +67,10 @@ pub enum WarpalignSeedIndex {
     Host(FlatIndex, Option<DeviceIndex>),
 }
 
-/// A batch's seeding, opaque: made by warpalign_seed_batch, freed by warpalign_seed_results_free.
+/// A batch's seeding, opaque: made by warpalign_seed_batch, freed by warpalign_seed_results_free; each read's
+/// share may go sooner (warpalign_seed_results_release).
 pub struct WarpalignSeedResults {
-    reads: Vec<ReadSeeds>,
+    reads: Vec<Mutex<Option<ReadSeeds>>>,
 }
 
 /// Makes the seed engine's copy of `mi`, a `const mm_idx_t *` of minimap2 2.31 (one part of a multi-part index),
@@ -193,6 +195,7 @@ pub extern "C" fn warpalign_seed_batch(
             WarpalignSeedIndex::Host(flat, dev) => Some(seed_batch(engine, flat, dev.as_ref(), &opt, &batch)?),
         };
         if let Some(reads) = seeds {
+            let reads = reads.into_iter().map(|r| Mutex::new(Some(r))).collect();
             // SAFETY: out is writable.
             unsafe { *out = Box::into_raw(Box::new(WarpalignSeedResults { reads })) };
         }
@@ -200,7 +203,8 @@ pub extern "C" fn warpalign_seed_batch(
     })
 }
 
-/// Read i's seeding, borrowed from `results` (valid until they are freed). i out of range: INVALID_ARGUMENT.
+/// Read i's seeding, borrowed from `results` (valid until read i is released or the results are freed). i out of
+/// range, or read i released: INVALID_ARGUMENT. Any number of threads.
 #[no_mangle]
 pub extern "C" fn warpalign_seed_results_get(results: *const WarpalignSeedResults, i: usize, view: *mut WarpalignSeedView) -> WarpalignStatus {
     guard("warpalign_seed_results_get", || {
@@ -209,7 +213,9 @@ pub extern "C" fn warpalign_seed_results_get(results: *const WarpalignSeedResult
         }
         // SAFETY: made by warpalign_seed_batch, not freed.
         let r = unsafe { &*results };
-        let s = r.reads.get(i).ok_or_else(|| Error::InvalidArgument(format!("read {i} of {}", r.reads.len())))?;
+        let slot = r.reads.get(i).ok_or_else(|| Error::InvalidArgument(format!("read {i} of {}", r.reads.len())))?;
+        let held = slot.lock().unwrap_or_else(|e| e.into_inner());
+        let s = held.as_ref().ok_or_else(|| Error::InvalidArgument(format!("read {i} was released")))?;
         // SAFETY: view is writable.
         unsafe {
             *view = WarpalignSeedView {
@@ -224,6 +230,20 @@ pub extern "C" fn warpalign_seed_results_get(results: *const WarpalignSeedResult
         };
         Ok(())
     })
+}
+
+/// Frees read i's share of `results` (its views are invalid after): for a caller done with it before the rest.
+/// NULL results or i out of range are ignored. Any number of threads, but not while another thread views read i.
+#[no_mangle]
+pub extern "C" fn warpalign_seed_results_release(results: *const WarpalignSeedResults, i: usize) {
+    clear_last_error();
+    if results.is_null() {
+        return;
+    }
+    // SAFETY: made by warpalign_seed_batch, not freed.
+    if let Some(slot) = unsafe { &*results }.reads.get(i) {
+        drop(slot.lock().unwrap_or_else(|e| e.into_inner()).take());
+    }
 }
 
 /// Frees a batch's seeding. NULL is ignored.

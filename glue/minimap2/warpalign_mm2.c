@@ -1195,7 +1195,8 @@ int mmw_seed_take(void *km, int n_segs, const int *qlens, const char **seqs, mm1
 {
 	warpalign_seed_view v;
 	if (mmw_seed_cur.res == 0 || n_segs != 1 || qlens[0] != mmw_seed_cur.len || seqs[0] != mmw_seed_cur.seq) return 0;
-	mmw_check(warpalign_seed_results_get(mmw_seed_cur.res, mmw_seed_cur.r, &v));
+	/* taken once (a later pass that seeds the read again, rare, seeds it as upstream) */
+	if (warpalign_seed_results_get(mmw_seed_cur.res, mmw_seed_cur.r, &v) != WARPALIGN_STATUS_OK) return 0;
 	mv->n = mv->m = v.n_mv;
 	mv->a = Kmalloc(km, mm128_t, v.n_mv > 0? v.n_mv : 1);
 	if (v.n_mv > 0) memcpy(mv->a, v.mv, v.n_mv * sizeof(mm128_t));
@@ -1205,6 +1206,7 @@ int mmw_seed_take(void *km, int n_segs, const int *qlens, const char **seqs, mm1
 	*rep_len = v.rep_len, *n_mini_pos = (int)v.n_mini_pos;
 	*mini_pos = Kmalloc(km, uint64_t, v.n_mini_pos > 0? v.n_mini_pos : 1);
 	if (v.n_mini_pos > 0) memcpy(*mini_pos, v.mini_pos, v.n_mini_pos * sizeof(uint64_t));
+	warpalign_seed_results_release(mmw_seed_cur.res, mmw_seed_cur.r);
 	return 1;
 }
 
