@@ -262,6 +262,20 @@ static int mmw_chain_may(const mm_mapopt_t *opt)
 	return !(opt->flag & MM_F_RMQ) && !mm_dbg_flag && mmw_chain_batch();
 }
 
+int mmw_index_mode(void)
+{
+	const char *env = getenv("WARPALIGN_INDEX_LOAD");
+	if (env == 0 || *env == 0 || strcmp(env, "auto") == 0) return MMW_INDEX_THREADS;
+	if (strcmp(env, "upstream") == 0) return MMW_INDEX_UPSTREAM;
+	if (strcmp(env, "verify") == 0) return MMW_INDEX_VERIFY;
+	{
+		char msg[256];
+		snprintf(msg, sizeof(msg), "WARPALIGN_INDEX_LOAD=\"%.100s\": expected auto, upstream or verify", env);
+		mmw_die(msg);
+	}
+	return MMW_INDEX_THREADS;
+}
+
 static int mmw_seed_may(const mm_mapopt_t *opt);
 
 static void mmw_start(const mm_mapopt_t *opt)
@@ -309,6 +323,7 @@ void mmw_start_early(const mm_mapopt_t *opt, int n_files, char *const *files)
 	 * the user chose. */
 	setenv("CUDA_DEVICE_MAX_CONNECTIONS", "2", 0);
 	mmw_check(warpalign_env_check()); /* the library's variables, before any output */
+	mmw_index_mode();
 	if (warpalign_requested_backend() != WARPALIGN_BACKEND_REQUEST_GPU) {
 		for (i = 0; i < n_files; ++i) {
 			if (stat(files[i], &st) != 0 || !S_ISREG(st.st_mode)) return;
@@ -1052,7 +1067,13 @@ static struct {
 static void *mmw_seed_index_main(void *arg)
 {
 	warpalign_seed_index *idx = 0;
-	mmw_check(warpalign_seed_index_create(mmw_get_ctx(), arg, 1, &idx));
+	double t0 = realtime(), t1;
+	const warpalign_ctx *ctx = mmw_get_ctx();
+	t1 = realtime();
+	mmw_check(warpalign_seed_index_create(ctx, arg, 1, &idx));
+	if (idx && mm_verbose >= 3)
+		fprintf(stderr, "[M::warpalign::%.3f*%.2f] the index is on the GPU: %.3f sec waiting for its start, %.3f sec uploading\n",
+				realtime() - mm_realtime0, cputime() / (realtime() - mm_realtime0), t1 - t0, realtime() - t1);
 	mmw_seed.idx = idx;
 	__atomic_store_n(&mmw_seed.done, 1, __ATOMIC_RELEASE);
 	return 0;

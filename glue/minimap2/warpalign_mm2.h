@@ -6,6 +6,7 @@
  * buffers, in exactly the state the upstream functions leave. See warpalign_mm2.c. */
 
 #include <stdint.h>
+#include <stdio.h>
 #include "minimap.h"
 #include "bseq.h"
 #include "ksw2.h"
@@ -79,6 +80,18 @@ void mmw_seed_wait(mmw_seed_part_t *part);
 void mmw_seed_frag(const mmw_seed_part_t *part, long i);
 int mmw_seed_take(void *km, int n_segs, const int *qlens, const char **seqs, mm128_v *mv, mm128_t **a, int64_t *n_a, int *rep_len, int *n_mini_pos, uint64_t **mini_pos);
 void mmw_seed_part_free(mmw_seed_part_t *part);
+
+/* The index's loading and statistics by -t threads (mmw_index.c, included at index.c's end): main tells
+ * mmw_idx_set_threads its -t; mm_idx_reader_read loads a prebuilt index by mmw_idx_load with its n_threads;
+ * mm_mapopt_update's mid_occ is mmw_idx_cal_max_occ's, main's statistics mmw_idx_stat's. Each gives upstream's index and numbers.
+ * WARPALIGN_INDEX_LOAD (mmw_index_mode): auto (threads), upstream, or verify (threads, checked against upstream's
+ * functions: a difference stops the run). */
+enum { MMW_INDEX_UPSTREAM, MMW_INDEX_THREADS, MMW_INDEX_VERIFY };
+int mmw_index_mode(void);
+void mmw_idx_set_threads(int n_threads);
+mm_idx_t *mmw_idx_load(FILE *fp, int n_threads);
+int32_t mmw_idx_cal_max_occ(const mm_idx_t *mi, float f);
+void mmw_idx_stat(const mm_idx_t *mi);
 
 /* 1 when the last ksw answer of this thread was a record pass's stand-in: its Z-drop test is skipped. */
 int mmw_zdrop_test_skipped(void);
