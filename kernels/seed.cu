@@ -373,27 +373,42 @@ struct KeepFound {
 	__device__ static bool keep(const Seed *a, const unsigned char *, u64 j) { return a[j].n > 0; }
 };
 
-// FlatIndex::get: the number of positions of hash minier and the index of the first.
-__device__ __forceinline__ u32 index_get(u64 minier, int b, const u64 *bucket_start, const u64 *keys,
-                                         const u64 *pos_start, u64 *cr)
+#define SLOT_EMPTY U64_MAX
+#define SLOT_DELETED (U64_MAX - 1)
+
+// IndexTables::get (src/seed/index.rs): the number of positions of hash minier and the index of the first in words.
+// Bucket minier & (2^b - 1) is upstream's khash table, probed as kh_get probes it.
+__device__ __forceinline__ u32 index_get(u64 minier, int b, const u64 *slot_start, const u64 *keys, const u64 *p_start,
+                                         const u64 *words, u64 *cr)
 {
 	const u64 bucket = minier & ((1ULL << b) - 1);
-	const u64 key = (minier >> b) & (U64_MAX >> 1);
-	u64 lo = bucket_start[bucket], hi = bucket_start[bucket + 1];
-	while (lo < hi) {
-		const u64 mid = lo + (hi - lo) / 2;
-		if (keys[mid] < key) lo = mid + 1;
-		else hi = mid;
+	const u64 key = (minier >> b) << 1;
+	const u64 beg = slot_start[bucket], n = slot_start[bucket + 1] - beg;
+	if (n == 0) return 0;
+	const u32 mask = (u32)n - 1;
+	u32 i = (u32)(key >> 1) & mask, step = 0;
+	const u32 last = i;
+	u64 k;
+	for (;;) {
+		k = keys[beg + i];
+		if (k == SLOT_EMPTY) return 0;
+		if (k != SLOT_DELETED && k >> 1 == key >> 1) break;
+		i = (i + ++step) & mask;
+		if (i == last) return 0;
 	}
-	if (lo == bucket_start[bucket + 1] || keys[lo] != key) return 0;
-	*cr = pos_start[lo];
-	return (u32)(pos_start[lo + 1] - pos_start[lo]);
+	if (k & 1) { // seen once: the value is its position
+		*cr = beg + i;
+		return 1;
+	}
+	const u64 v = words[beg + i];
+	*cr = p_start[bucket] + (v >> 32);
+	return (u32)v;
 }
 
 // A thread per minimizer: seeds[i] for minimizer i (n = 0 when the index has none).
 extern "C" __global__ void seed_lookup(const mm128 *mv, const u64 *r_off, const u64 *r_n, const u32 *ck_read,
-                                       const u32 *ck_beg, int b, const u64 *bucket_start, const u64 *keys,
-                                       const u64 *pos_start, Seed *seeds)
+                                       const u32 *ck_beg, int b, const u64 *slot_start, const u64 *keys,
+                                       const u64 *p_start, const u64 *words, Seed *seeds)
 {
 	u32 r;
 	u64 i;
@@ -403,7 +418,7 @@ extern "C" __global__ void seed_lookup(const mm128 *mv, const u64 *r_off, const 
 	const mm128 *m = mv + off;
 	Seed q;
 	q.cr = 0;
-	q.n = index_get(m[i].x >> 8, b, bucket_start, keys, pos_start, &q.cr);
+	q.n = index_get(m[i].x >> 8, b, slot_start, keys, p_start, words, &q.cr);
 	const u64 h = m[i].x >> 8;
 	const bool tandem = (i > 0 && h == m[i - 1].x >> 8) || (i + 1 < n && h == m[i + 1].x >> 8);
 	q.q_pos = (u32)m[i].y;

@@ -5,13 +5,13 @@
 //! (the twin's sketch and dust filter, uploaded in place of the sketch kernel's).
 
 use super::batch::{ReadSeeds, SeedOpt, SeedRead};
-use super::index::{bucket_sizes, read_buckets, seq_info, FlatIndex, MmIdx};
+use super::index::{seq_info, write_mm_bucket, FlatIndex, IndexTables, MmIdx, MmIdxBucket};
 use super::twin::hits::{collect_minimizers, flag, SeedHits};
 use super::Minimizer;
 use crate::chain::twin::radix_sort_128x;
 use crate::gpu::fault::{self, Step};
 use crate::gpu::{gate, GpuRuntime};
-use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaContext, CudaEvent, CudaFunction, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -19,9 +19,6 @@ const MODULE_NAME: &str = "seed";
 /// Bases per launch at most (a longer read runs alone): bounds the launch's device memory, about 15 bytes a
 /// base with minimap2's presets (w = 10), then about 40 an anchor (the anchors and their sort's ranges).
 pub const LAUNCH_BASES: usize = 1 << 26;
-/// Buckets of an index read and uploaded at a time ([`DeviceIndex::upload_mm_idx`]): a sixty-fourth of the
-/// default 2^14, so the host holds about that share of the index at once.
-const INDEX_UPLOAD_BUCKETS: usize = 256;
 /// Bases a sketch thread owns.
 pub const CHUNK_BASES: usize = 1024;
 /// Items (minimizers, seeds, anchors) of a read in a chunk of the later steps (a block of that many threads, or
@@ -33,23 +30,23 @@ const RS_MIN_SIZE: usize = 64;
 const RS_THREADS: u32 = 8;
 const READ_THREADS: u32 = 128;
 
-/// The device's copy of a [`FlatIndex`] (one part of a multi-part index: upload the next part in its place), kept
-/// for the run; the references' lengths and names go with it for the anchors' filters.
+/// The device's copy of an index ([`IndexTables`]' layout; one part of a multi-part index: upload the next part in its
+/// place), kept for the run; the references' lengths and names go with it for the anchors' filters.
 pub struct DeviceIndex {
     bufs: Option<IndexBufs>,
     /// The device holding it ([`GpuRuntime::ordinal`]).
     ordinal: usize,
     b: u32,
-    /// What [`DeviceIndex::matches`] checks against the host's index.
+    /// What [`DeviceIndex::matches`] checks against the host's index: buckets + 1, keys, positions.
     shape: (usize, usize, usize),
     all_named: bool,
 }
 
 struct IndexBufs {
-    bucket_start: CudaSlice<u64>,
+    slot_start: CudaSlice<u64>,
+    p_start: CudaSlice<u64>,
     keys: CudaSlice<u64>,
-    pos_start: CudaSlice<u64>,
-    pos: CudaSlice<u64>,
+    words: CudaSlice<u64>,
     seq_len: CudaSlice<u32>,
     name_off: CudaSlice<u64>,
     names: CudaSlice<u8>,
@@ -72,30 +69,48 @@ fn non_empty<T: Copy + Default>(v: &[T]) -> Vec<T> {
     }
 }
 
+/// The references' names back to back, and where each starts.
+fn names_of(seq_name: &[Option<Vec<u8>>]) -> (Vec<u64>, Vec<u8>) {
+    let mut name_off = vec![0u64];
+    let mut names = Vec::new();
+    for n in seq_name {
+        names.extend_from_slice(n.as_deref().unwrap_or_default());
+        name_off.push(names.len() as u64);
+    }
+    (name_off, names)
+}
+
+/// An error when `bytes` would take more than three quarters of the free device memory (the rest is for the
+/// batches).
+fn fits(rt: &GpuRuntime, bytes: usize) -> Result<(), String> {
+    let (free, _) = rt.context().mem_get_info().map_err(|e| format!("seed index: mem_get_info: {e:?}"))?;
+    if bytes > free / 4 * 3 {
+        return Err(format!("seed index: {bytes} bytes do not fit the GPU ({free} bytes free)"));
+    }
+    Ok(())
+}
+
+/// Bytes of each of the two page-locked buffers an upstream index goes up through: one is written while the other's
+/// copies run.
+const INDEX_STAGING: usize = 32 << 20;
+
 impl DeviceIndex {
-    /// Uploads `idx`. An error when it would take more than three quarters of the free device memory (the rest
-    /// is for the batches), or on a CUDA error: the caller seeds on the CPU instead.
+    /// Uploads `idx` (in [`IndexTables`]' layout). An error when it does not fit ([`fits`]) or on a CUDA error: the
+    /// caller seeds on the CPU instead.
     pub fn upload(rt: &GpuRuntime, idx: &FlatIndex) -> Result<DeviceIndex, String> {
-        let mut name_off = vec![0u64];
-        let mut names = Vec::new();
-        for n in &idx.seq_name {
-            names.extend_from_slice(n.as_deref().unwrap_or_default());
-            name_off.push(names.len() as u64);
-        }
-        let bytes = 8 * (idx.bucket_start.len() + idx.keys.len() + idx.pos_start.len() + idx.pos.len() + name_off.len())
+        let t = IndexTables::from_flat(idx);
+        let (name_off, names) = names_of(&idx.seq_name);
+        let bytes = 8 * (t.slot_start.len() + t.p_start.len() + t.keys.len() + t.words.len() + name_off.len())
             + 4 * idx.seq_len.len()
             + names.len();
-        let (free, _) = rt.context().mem_get_info().map_err(|e| format!("seed index: mem_get_info: {e:?}"))?;
-        if bytes > free / 4 * 3 {
-            return Err(format!("seed index: {bytes} bytes do not fit the GPU ({free} bytes free)"));
-        }
+        fits(rt, bytes)?;
         let err = |e: cudarc::driver::DriverError| format!("seed index upload: {e:?}");
         let st = rt.lease_stream()?;
         let bufs = IndexBufs {
-            bucket_start: st.clone_htod(&non_empty(&idx.bucket_start)).map_err(err)?,
-            keys: st.clone_htod(&non_empty(&idx.keys)).map_err(err)?,
-            pos_start: st.clone_htod(&non_empty(&idx.pos_start)).map_err(err)?,
-            pos: st.clone_htod(&non_empty(&idx.pos)).map_err(err)?,
+            slot_start: st.clone_htod(&t.slot_start).map_err(err)?,
+            p_start: st.clone_htod(&t.p_start).map_err(err)?,
+            keys: st.clone_htod(&non_empty(&t.keys)).map_err(err)?,
+            words: st.clone_htod(&non_empty(&t.words)).map_err(err)?,
             seq_len: st.clone_htod(&non_empty(&idx.seq_len)).map_err(err)?,
             name_off: st.clone_htod(&name_off).map_err(err)?,
             names: st.clone_htod(&non_empty(&names)).map_err(err)?,
@@ -110,73 +125,103 @@ impl DeviceIndex {
         })
     }
 
-    /// Uploads `mi` (minimap2 2.31's index, one part of a multi-part one) straight from upstream's tables, a
-    /// range of buckets at a time, keeping no copy on the host. Errors as [`DeviceIndex::upload`].
+    /// Uploads `mi` (minimap2 2.31's index, one part of a multi-part one) straight from upstream's tables as they
+    /// are ([`IndexTables::from_mm_idx`]'s content), through two page-locked buffers in turn, written by threads
+    /// a range of buckets at a time; the host keeps no copy. Errors as [`DeviceIndex::upload`].
     ///
     /// # Safety
     /// `mi` points to an index that upstream built or loaded, alive for the call.
     pub unsafe fn upload_mm_idx(rt: &GpuRuntime, mi: *const MmIdx) -> Result<DeviceIndex, String> {
         let nb = 1usize << (*mi).b;
-        let sizes = bucket_sizes(mi);
-        let bucket_start = offsets(sizes.iter().map(|s| s.0));
-        let (n_keys, n_pos) = (bucket_start[nb] as usize, sizes.iter().map(|s| s.1).sum::<u64>() as usize);
+        let base = (*mi).buckets as usize;
+        let bucket = |i: usize| &*(base as *const MmIdxBucket).add(i);
+        let (slot_start, p_start) = IndexTables::mm_shape(mi);
+        let (n_slots, n_words) = (slot_start[nb] as usize, p_start[nb] as usize);
+        let n_keys: u64 = (0..nb).map(|i| bucket(i).h.as_ref().map_or(0, |h| h.size as u64)).sum();
         let (seq_len, seq_name) = seq_info(mi);
-        let mut name_off = vec![0u64];
-        let mut names = Vec::new();
-        for n in &seq_name {
-            names.extend_from_slice(n.as_deref().unwrap_or_default());
-            name_off.push(names.len() as u64);
-        }
-        let bytes = 8 * (bucket_start.len() + 2 * n_keys + 1 + n_pos + name_off.len()) + 4 * seq_len.len() + names.len();
-        let (free, _) = rt.context().mem_get_info().map_err(|e| format!("seed index: mem_get_info: {e:?}"))?;
-        if bytes > free / 4 * 3 {
-            return Err(format!("seed index: {bytes} bytes do not fit the GPU ({free} bytes free)"));
-        }
+        let (name_off, names) = names_of(&seq_name);
+        fits(rt, 8 * (2 * (nb + 1) + n_slots + n_words + name_off.len()) + 4 * seq_len.len() + names.len())?;
         let err = |e: cudarc::driver::DriverError| format!("seed index upload: {e:?}");
         let st = rt.lease_stream()?;
-        // SAFETY: every key, key offset and position is written by the ranges below before any batch reads them.
+        // SAFETY: every slot and position is written by the ranges below before any batch reads them.
         let mut bufs = IndexBufs {
-            bucket_start: st.clone_htod(&bucket_start).map_err(err)?,
-            keys: st.alloc::<u64>(n_keys.max(1)).map_err(err)?,
-            pos_start: st.alloc::<u64>(n_keys + 1).map_err(err)?,
-            pos: st.alloc::<u64>(n_pos.max(1)).map_err(err)?,
+            slot_start: st.clone_htod(&slot_start).map_err(err)?,
+            p_start: st.clone_htod(&p_start).map_err(err)?,
+            keys: st.alloc::<u64>(n_slots.max(1)).map_err(err)?,
+            words: st.alloc::<u64>(n_words.max(1)).map_err(err)?,
             seq_len: st.clone_htod(&non_empty(&seq_len)).map_err(err)?,
             name_off: st.clone_htod(&name_off).map_err(err)?,
             names: st.clone_htod(&non_empty(&names)).map_err(err)?,
         };
-        let (mut key_at, mut pos_at) = (0usize, 0u64);
-        for beg in (0..nb).step_by(INDEX_UPLOAD_BUCKETS) {
-            let (keys, counts, pos) = read_buckets(mi, beg..(beg + INDEX_UPLOAD_BUCKETS).min(nb));
-            let starts: Vec<u64> = counts
-                .iter()
-                .scan(pos_at, |at, c| {
-                    let s = *at;
-                    *at += c;
-                    Some(s)
-                })
-                .collect();
-            if !keys.is_empty() {
-                st.memcpy_htod(&keys, &mut bufs.keys.slice_mut(key_at..key_at + keys.len())).map_err(err)?;
-                st.memcpy_htod(&starts, &mut bufs.pos_start.slice_mut(key_at..key_at + keys.len())).map_err(err)?;
+        // ranges of buckets that fill a buffer at most (a larger bucket alone)
+        let bucket_bytes = |i: usize| 16 * (slot_start[i + 1] - slot_start[i]) as usize + 8 * (p_start[i + 1] - p_start[i]) as usize;
+        let mut ranges = vec![];
+        let (mut beg, mut acc) = (0, 0);
+        for i in 0..nb {
+            if acc + bucket_bytes(i) > INDEX_STAGING && i > beg {
+                ranges.push(beg..i);
+                (beg, acc) = (i, 0);
             }
-            if !pos.is_empty() {
-                st.memcpy_htod(&pos, &mut bufs.pos.slice_mut(pos_at as usize..pos_at as usize + pos.len())).map_err(err)?;
+            acc += bucket_bytes(i);
+        }
+        ranges.push(beg..nb);
+        let mut stages: [Option<(cudarc::driver::PinnedHostSlice<u8>, Option<CudaEvent>)>; 2] = [None, None];
+        let mut singletons = 0u64;
+        let copied = (|| -> Result<(), String> {
+            for (ri, r) in ranges.iter().enumerate() {
+                let (s0, s1, p0, p1) = (slot_start[r.start] as usize, slot_start[r.end] as usize, p_start[r.start] as usize, p_start[r.end] as usize);
+                let (ns, np) = (s1 - s0, p1 - p0);
+                let need = 8 * (2 * ns + np);
+                let slot = &mut stages[ri % 2];
+                // the buffer's copies are over before it is written again
+                if let Some((_, Some(ev))) = slot.as_ref() {
+                    ev.synchronize().map_err(err)?;
+                }
+                if slot.as_ref().is_none_or(|(b, _)| b.len() < need) {
+                    *slot = None;
+                    *slot = Some((rt.take_staging(need, INDEX_STAGING)?, None));
+                }
+                let (buf, ev) = slot.as_mut().expect("a staging buffer");
+                let bytes = buf.as_mut_slice().map_err(err)?;
+                // SAFETY: the buffer is page-aligned and holds at least need bytes.
+                let words = std::slice::from_raw_parts_mut(bytes.as_mut_ptr().cast::<u64>(), need / 8);
+                let (mut kw, rest) = words.split_at_mut(ns);
+                let (mut vw, mut pw) = rest.split_at_mut(ns);
+                let mut views = Vec::with_capacity(r.len());
+                for i in r.clone() {
+                    let s = (slot_start[i + 1] - slot_start[i]) as usize;
+                    let (k, kr) = std::mem::take(&mut kw).split_at_mut(s);
+                    let (v, vr) = std::mem::take(&mut vw).split_at_mut(s);
+                    let (p, pr) = std::mem::take(&mut pw).split_at_mut((p_start[i + 1] - p_start[i]) as usize);
+                    views.push((i, k, v, p));
+                    (kw, vw, pw) = (kr, vr, pr);
+                }
+                singletons += views.into_par_iter().map(|(i, k, v, p)| write_mm_bucket(bucket(i), k, v, p)).sum::<u64>();
+                let src = buf.as_mut_slice().map_err(err)?;
+                for (to_keys, from, len) in [(true, (s0, 0), ns), (false, (s0, ns), ns), (false, (p0, 2 * ns), np)] {
+                    if len == 0 {
+                        continue;
+                    }
+                    let dst = if to_keys { &mut bufs.keys } else { &mut bufs.words };
+                    let mut piece = dst.slice_mut(from.0..from.0 + len);
+                    let (ptr, _record) = piece.device_ptr_mut(&st);
+                    // SAFETY: the piece holds len words and the buffer's words from.1 on; the buffer is not written
+                    // again before the event recorded after these copies.
+                    cudarc::driver::result::memcpy_htod_async(ptr, &src[8 * from.1..8 * (from.1 + len)], st.cu_stream()).map_err(err)?;
+                }
+                *ev = Some(st.record_event(None).map_err(err)?);
             }
-            // the range's host arrays go once their copies are done
-            st.synchronize().map_err(err)?;
-            key_at += keys.len();
-            pos_at += counts.iter().sum::<u64>();
-        }
-        if key_at != n_keys || pos_at as usize != n_pos {
-            return Err(format!("seed index upload: {key_at} keys and {pos_at} positions read, {n_keys} and {n_pos} counted"));
-        }
-        st.memcpy_htod(&[pos_at], &mut bufs.pos_start.slice_mut(n_keys..n_keys + 1)).map_err(err)?;
-        st.synchronize().map_err(err)?;
+            st.synchronize().map_err(err)
+        })();
+        // freed, not kept: the batches' buffers are smaller
+        drop(stages);
+        copied?;
+        let n_pos = n_words - n_slots;
         Ok(DeviceIndex {
             bufs: Some(bufs),
             ordinal: rt.ordinal(),
             b: (*mi).b as u32,
-            shape: (nb + 1, n_keys, n_pos),
+            shape: (nb + 1, n_keys as usize, n_pos + singletons as usize),
             all_named: seq_name.iter().all(Option::is_some),
         })
     }
@@ -205,7 +250,7 @@ impl DeviceIndex {
     }
 
     fn context(&self) -> &Arc<CudaContext> {
-        self.bufs().pos.stream().context()
+        self.bufs().words.stream().context()
     }
 }
 
@@ -756,8 +801,8 @@ pub fn seed_launch(
     fault.check(Step::Launch)?;
     if let Some(cfg) = mck.per_item() {
         let mut l = st.launch_builder(&k.lookup);
-        l.arg(&mv).arg(&r_off).arg(&r_n).arg(&mck.read).arg(&mck.beg).arg(&b).arg(&ix.bucket_start).arg(&ix.keys);
-        l.arg(&ix.pos_start).arg(&mut seeds);
+        l.arg(&mv).arg(&r_off).arg(&r_n).arg(&mck.read).arg(&mck.beg).arg(&b).arg(&ix.slot_start).arg(&ix.keys);
+        l.arg(&ix.p_start).arg(&ix.words).arg(&mut seeds);
         // SAFETY: a thread per minimizer; the index arrays are FlatIndex's.
         unsafe { l.launch(cfg) }.map_err(derr("launch"))?;
     }
@@ -835,7 +880,7 @@ pub fn seed_launch(
     if let Some(cfg) = mck.per_item() {
         let mut l = st.launch_builder(&k.expand);
         l.arg(&seeds).arg(&r_off).arg(&r_nseed).arg(&mck.read).arg(&mck.beg).arg(&a_rel).arg(&a_off).arg(&r_qlen);
-        l.arg(&d_has_qname).arg(&d_qname_off).arg(&d_qnames).arg(&ix.pos).arg(&ix.seq_len).arg(&ix.name_off);
+        l.arg(&d_has_qname).arg(&d_qname_off).arg(&d_qnames).arg(&ix.words).arg(&ix.seq_len).arg(&ix.name_off);
         l.arg(&ix.names).arg(&opt.hit.flag).arg(&mut anchors);
         match keep.as_mut() {
             Some(kp) => l.arg(kp),

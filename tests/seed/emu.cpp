@@ -124,7 +124,7 @@ template <class T> static T *out(const std::vector<T> &v)
 
 struct EmuIndex {
 	int b;
-	const u64 *bucket_start, *keys, *pos_start, *pos;
+	const u64 *slot_start, *keys, *p_start, *words;
 	const u32 *seq_len;
 	const u64 *name_off;
 	const unsigned char *names;
@@ -234,8 +234,8 @@ extern "C" void emu_seed(int n_reads, const unsigned char *bases, const u32 *rea
 	// lookups, limits
 	std::vector<Seed> seeds(total + 1), found(total + 1);
 	launch(nck, C, [&] {
-		seed_lookup(mv.data(), r_off.data(), r_n.data(), ck.read.data(), ck.beg.data(), ix->b, ix->bucket_start, ix->keys,
-		            ix->pos_start, seeds.data());
+		seed_lookup(mv.data(), r_off.data(), r_n.data(), ck.read.data(), ck.beg.data(), ix->b, ix->slot_start, ix->keys,
+		            ix->p_start, ix->words, seeds.data());
 	});
 	std::vector<u64> r_m(n_reads), heaps(total + 1);
 	launch(blocks(nck, 128), 128, [&] { seed_count_found(seeds.data(), r_off.data(), r_n.data(), ck.read.data(), ck.beg.data(), nck, C, ck_n.data()); });
@@ -264,7 +264,7 @@ extern "C" void emu_seed(int n_reads, const unsigned char *bases, const u32 *rea
 	std::vector<unsigned char> keep(total_a + 1);
 	launch(nck, C, [&] {
 		seed_expand(seeds.data(), r_off.data(), r_nseed.data(), ck.read.data(), ck.beg.data(), a_rel.data(), a_off.data(),
-		            qlen.data(), has_qname, qname_off, qnames, ix->pos, ix->seq_len, ix->name_off, ix->names, opt->flag,
+		            qlen.data(), has_qname, qname_off, qnames, ix->words, ix->seq_len, ix->name_off, ix->names, opt->flag,
 		            anchors.data(), drops ? keep.data() : 0);
 	});
 	if (drops) {

@@ -32,7 +32,7 @@ use std::time::Instant;
 use warpalign::gpu::fault;
 use warpalign::seed::batch::{seed_batch, seed_batch_on_gpu, seed_cpu, ReadSeeds, SeedOpt, SeedRead};
 use warpalign::seed::gpu::{finish_sort, launch_plan, offsets, qocc_tables, seed_batch_gpu, seed_launch, Chunks, DeviceIndex, ItemChunks, Layout, CHUNKS, CHUNK_ITEMS, LAUNCH_BASES, SORT_GPU_MAX};
-use warpalign::seed::index::{FlatIndex, MmIdx};
+use warpalign::seed::index::{FlatIndex, IndexTables, MmIdx};
 use warpalign::seed::twin::hits::{collect_minimizers, flag, HitOpt};
 use warpalign::seed::twin::{hash64, SEQ_NT4_TABLE};
 use warpalign::seed::Minimizer;
@@ -564,10 +564,10 @@ fn gpu_index_straight_from_upstream() {
 #[repr(C)]
 struct EmuIndex {
     b: i32,
-    bucket_start: *const u64,
+    slot_start: *const u64,
     keys: *const u64,
-    pos_start: *const u64,
-    pos: *const u64,
+    p_start: *const u64,
+    words: *const u64,
     seq_len: *const u32,
     name_off: *const u64,
     names: *const u8,
@@ -663,12 +663,13 @@ fn emu_seed(emu: EmuFn, idx: &FlatIndex, opt: &SeedOpt, reads: &[SeedRead], chun
     let qname_off = offsets(reads.iter().map(|r| r.qname.map_or(0, |q| q.len() as u64)));
     let names: Vec<u8> = idx.seq_name.iter().flat_map(|n| n.as_deref().unwrap_or_default().iter().copied()).collect();
     let name_off = offsets(idx.seq_name.iter().map(|n| n.as_ref().map_or(0, |n| n.len() as u64)));
+    let t = IndexTables::from_flat(idx);
     let ix = EmuIndex {
         b: idx.b as i32,
-        bucket_start: idx.bucket_start.as_ptr(),
-        keys: idx.keys.as_ptr(),
-        pos_start: idx.pos_start.as_ptr(),
-        pos: idx.pos.as_ptr(),
+        slot_start: t.slot_start.as_ptr(),
+        keys: t.keys.as_ptr(),
+        p_start: t.p_start.as_ptr(),
+        words: t.words.as_ptr(),
         seq_len: idx.seq_len.as_ptr(),
         name_off: name_off.as_ptr(),
         names: names.as_ptr(),

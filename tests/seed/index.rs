@@ -2,13 +2,15 @@
 //! upstream builds (`mm_idx_str`) from the E. coli genome and from random references full of repeats: every key
 //! of the index (its positions, in order) and absent keys must be answered alike, and the view must hold exactly
 //! the minimizers upstream's `mm_sketch` finds in the references. Indexes written and read back through upstream's
-//! index file (`mm_idx_dump`, `mm_idx_load`) give the same view.
+//! index file (`mm_idx_dump`, `mm_idx_load`) give the same view. The device's layout (`IndexTables`: upstream's
+//! tables copied, as the GPU gets them, and the tables built from the flat view, as the tests' uploads get them)
+//! answers alike too.
 
 use crate::common::{env_u64, pick, Rng};
 use crate::{oracle_sketch, preset_sketch, read_seqs, Sketch};
 use std::collections::HashSet;
 use std::ffi::CString;
-use warpalign::seed::index::{bucket_sizes, read_buckets, FlatIndex, MmIdx};
+use warpalign::seed::index::{bucket_sizes, read_buckets, FlatIndex, IndexTables, MmIdx};
 use warpalign_ffi::mm2 as c;
 
 /// An index upstream built from `seqs`, freed on drop.
@@ -97,7 +99,7 @@ fn check(label: &str, idx: &Idx, seqs: &[Vec<u8>], s: Sketch, rng: &mut Rng) -> 
     let b = mi.b as u32;
     assert_eq!(flat.b, b);
     assert_eq!(flat.bucket_start.len(), (1usize << b) + 1);
-    // what the streamed upload counts before reading the buckets, and reads in ranges
+    // what the flat view counts before reading the buckets, and reads in ranges
     // SAFETY: as above.
     let sizes = unsafe { bucket_sizes(idx.0 as *const MmIdx) };
     for (i, &(n_keys, n_pos)) in sizes.iter().enumerate() {
@@ -115,6 +117,8 @@ fn check(label: &str, idx: &Idx, seqs: &[Vec<u8>], s: Sketch, rng: &mut Rng) -> 
     }
 
     // Every key of the view, against mm_idx_get.
+    // SAFETY: as above.
+    let (copied, built) = (unsafe { IndexTables::from_mm_idx(idx.0 as *const MmIdx) }, IndexTables::from_flat(&flat));
     let mut keys = HashSet::with_capacity(flat.n_keys());
     let mut n_pos = 0;
     for bucket in 0..1u64 << b {
@@ -125,6 +129,8 @@ fn check(label: &str, idx: &Idx, seqs: &[Vec<u8>], s: Sketch, rng: &mut Rng) -> 
             let want = idx.get(minier);
             assert!(!want.is_empty(), "{label}: key {minier:#x} in the view, absent upstream");
             assert_eq!(flat.get(minier), &want[..], "{label}: positions of {minier:#x}");
+            assert_eq!(copied.get(minier), &want[..], "{label}: positions of {minier:#x} in upstream's tables copied");
+            assert_eq!(built.get(minier), &want[..], "{label}: positions of {minier:#x} in tables built from the view");
             n_pos += want.len();
             keys.insert(minier);
         }
@@ -151,6 +157,8 @@ fn check(label: &str, idx: &Idx, seqs: &[Vec<u8>], s: Sketch, rng: &mut Rng) -> 
             _ => rng.next_u64(),
         };
         assert_eq!(flat.get(minier), &idx.get(minier)[..], "{label}: lookup of {minier:#x}");
+        assert_eq!(copied.get(minier), flat.get(minier), "{label}: copied tables' lookup of {minier:#x}");
+        assert_eq!(built.get(minier), flat.get(minier), "{label}: built tables' lookup of {minier:#x}");
     }
     flat.n_keys()
 }
