@@ -436,9 +436,27 @@ void mmw_reads_begin(const mm_mapopt_t *opt, int frag_mode)
 	mmw_reads.chunk = opt->mini_batch_size;
 }
 
+int mmw_trace_on(void)
+{
+	static int on = -1;
+	const char *t;
+	if (__atomic_load_n(&on, __ATOMIC_RELAXED) < 0) {
+		int v = 0;
+		if ((t = getenv("WARPALIGN_TRACE")) != 0) { /* "1" with spaces around it, as the library reads it */
+			t += strspn(t, " \t\n\r\v\f");
+			v = t[0] == '1' && t[1 + strspn(t + 1, " \t\n\r\v\f")] == 0;
+		}
+		__atomic_store_n(&on, v, __ATOMIC_RELAXED);
+	}
+	return on;
+}
+
+static double mmw_read_t0; /* when the part being read began (step 0 reads one part at a time) */
+
 int64_t mmw_read_chunk(const mm_mapopt_t *opt)
 {
 	int64_t cap = mmw_batch_cap();
+	mmw_read_t0 = realtime();
 	if (mmw_reads.left <= 0) mmw_reads.left = opt->mini_batch_size;
 	mmw_reads.chunk = mmw_reads.left;
 	if (!mmw_reads.parts || cap <= 0 || !mmw_may_speculate(opt)) return mmw_reads.chunk;
@@ -457,6 +475,8 @@ int mmw_read_done(const mm_bseq1_t *seq, int n_seq)
 	int i, n;
 	if (n_seq == 0) return 0; /* the input's end: no batch to write it with (mmw_reads_end) */
 	for (i = 0; i < n_seq; ++i) bases += seq[i].l_seq;
+	if (mmw_trace_on())
+		fprintf(stderr, "[warpalign %.3f] read %d reads (%lld bases) in %.3f s\n", realtime() - mm_realtime0, n_seq, (long long)bases, realtime() - mmw_read_t0);
 	mmw_reads.n_seq += n_seq, mmw_reads.left -= bases;
 	if (mmw_reads.left > 0 && bases >= mmw_reads.chunk) return 0; /* a part: upstream's batch goes on */
 	n = mmw_reads.n_seq;
@@ -546,7 +566,6 @@ static void mmw_slice_progress(mmw_batch_t *b, long i)
 mmw_batch_t *mmw_batch_begin(const mm_mapopt_t *opt, long n_frag, const int64_t *frag_len)
 {
 	mmw_batch_t *b;
-	const char *trace;
 	int ksw, chain;
 	double t = realtime();
 	long i;
@@ -575,10 +594,7 @@ mmw_batch_t *mmw_batch_begin(const mm_mapopt_t *opt, long n_frag, const int64_t 
 		if (pthread_create(&b->ahead, 0, mmw_ahead_main, b) != 0) mmw_die("cannot start a thread");
 		b->ahead_started = 1;
 	}
-	if ((trace = getenv("WARPALIGN_TRACE")) != 0) { /* "1" with spaces around it, as the library reads it */
-		trace += strspn(trace, " \t\n\r\v\f");
-		b->trace = trace[0] == '1' && trace[1 + strspn(trace + 1, " \t\n\r\v\f")] == 0;
-	}
+	b->trace = mmw_trace_on();
 	b->t_pass = realtime();
 	if (b->trace) {
 		fprintf(stderr, "[warpalign %.3f] waited for the GPU start: %.3f s; %s", b->t_pass - mm_realtime0, b->t_pass - t, chain? "seed pass, then " : "");

@@ -45,6 +45,7 @@ void mmw_reads_begin(const mm_mapopt_t *opt, int frag_mode);
 int64_t mmw_read_chunk(const mm_mapopt_t *opt);
 int mmw_read_done(const mm_bseq1_t *seq, int n_seq);
 int mmw_reads_end(void);
+int mmw_trace_on(void); /* WARPALIGN_TRACE=1: per part its reading, wait for its seeds and mapping on stderr */
 int mmw_pipeline_threads(const mm_mapopt_t *opt, int n_threads, int upstream); /* kt_pipeline's threads */
 mmw_batch_t *mmw_batch_begin(const mm_mapopt_t *opt, long n_frag, const int64_t *frag_len);
 int mmw_batch_next(mmw_batch_t *b);

@@ -504,40 +504,6 @@ fn derr(what: &'static str) -> impl Fn(cudarc::driver::DriverError) -> String {
     move |e| format!("seed gpu {what}: {e:?}")
 }
 
-/// Bytes of the page-locked buffer a launch's results come back through, a piece at a time (a copy to pageable
-/// memory runs at a fraction of the bus's speed).
-const DOWNLOAD_STAGING: usize = 8 << 20;
-
-/// The first `len` words of `src`, on the host.
-fn download(rt: &GpuRuntime, st: &Arc<CudaStream>, src: &CudaSlice<u64>, len: usize) -> DResult<Vec<u64>> {
-    let mut out: Vec<u64> = Vec::with_capacity(len);
-    if len == 0 {
-        return Ok(out);
-    }
-    let mut stage = rt.take_staging(DOWNLOAD_STAGING, DOWNLOAD_STAGING)?;
-    let copied = (|| {
-        let buf = stage.as_mut_slice().map_err(derr("staging"))?;
-        let words = buf.len() / 8;
-        while out.len() < len {
-            let (at, n) = (out.len(), words.min(len - out.len()));
-            let piece = src.slice(at..at + n);
-            let (ptr, _record) = piece.device_ptr(st);
-            // SAFETY: buf holds at least 8 n bytes and the piece n words; the copy is waited for before buf is read.
-            unsafe { cudarc::driver::result::memcpy_dtoh_async(&mut buf[..8 * n], ptr, st.cu_stream()) }.map_err(derr("download"))?;
-            st.synchronize().map_err(derr("download"))?;
-            // SAFETY: out has room for len words; buf's first 8 n bytes are the piece (page-locked memory is page
-            // aligned, so they read as words).
-            unsafe {
-                std::ptr::copy_nonoverlapping(buf.as_ptr().cast::<u64>(), out.as_mut_ptr().add(at), n);
-                out.set_len(at + n);
-            }
-        }
-        Ok(())
-    })();
-    rt.give_staging(stage);
-    copied.map(|()| out)
-}
-
 /// Sorts `a` (pairs of words) in each read's range `off[r]..off[r] + n[r]` as `radix_sort_128x` does, `total`
 /// elements in all, but the ranges longer than `sort_max`: per level the digits counted, upstream's walk on them,
 /// the elements moved; then the insertion sorts.
@@ -919,23 +885,47 @@ pub fn seed_launch(
     let rep = st.clone_dtoh(&r_rep).map_err(derr("download"))?;
     // each read's minimizers and mini_pos lie at its offset in buffers of `total`: up to the last read's end
     let last = |n: &[u64]| (0..n_reads).map(|r| mv_off[r] + n[r]).max().unwrap_or(0) as usize;
-    let mv_h = if opt.keep_mv { download(rt, &st, &mv, 2 * last(&mv_n))? } else { vec![] };
-    let mini_h = download(rt, &st, &mini_pos, last(&nseed))?;
-    let a_h = download(rt, &st, &anchors, 2 * total_a)?;
-    prof.mark(&st, "download")?;
-    prof.print(n_reads, layout.bases.len(), total, na.iter().sum::<u64>() as usize);
-    Ok((0..n_reads)
-        .into_par_iter()
-        .map(|r| {
-            let (o, a) = (mv_off[r] as usize, a_off_h[r] as usize);
-            let mut anchors = pairs(&a_h[2 * a..2 * (a + na[r] as usize)]);
-            finish_sort(&mut anchors, chunks.sort_max);
-            ReadSeeds {
-                mv: if opt.keep_mv { pairs(&mv_h[2 * o..2 * (o + mv_n[r] as usize)]) } else { vec![] },
-                hits: SeedHits { a: anchors, rep_len: rep[r], mini_pos: mini_h[o..o + nseed[r] as usize].to_vec() },
+    // the minimizers (when kept), mini_pos and the anchors, each in one copy into one page-locked buffer, from which
+    // each read's vectors are filled
+    let lens = [if opt.keep_mv { 2 * last(&mv_n) } else { 0 }, last(&nseed), 2 * total_a];
+    let words: usize = lens.iter().sum();
+    // half again as much pinned: the next launches, about as large, reuse it
+    let mut stage = rt.take_staging(8 * words, 12 * words)?;
+    let seeds = (|| {
+        let buf = stage.as_mut_slice().map_err(derr("staging"))?;
+        let mut at = 0;
+        for (src, len) in [&mv, &mini_pos, &anchors].into_iter().zip(lens) {
+            if len > 0 {
+                let piece = src.slice(0..len);
+                let (ptr, _record) = piece.device_ptr(&st);
+                // SAFETY: buf holds words words, the piece len of them; the copies are waited for before buf is read.
+                unsafe { cudarc::driver::result::memcpy_dtoh_async(&mut buf[8 * at..8 * (at + len)], ptr, st.cu_stream()) }
+                    .map_err(derr("download"))?;
             }
-        })
-        .collect())
+            at += len;
+        }
+        st.synchronize().map_err(derr("download"))?;
+        prof.mark(&st, "download")?;
+        prof.print(n_reads, layout.bases.len(), total, na.iter().sum::<u64>() as usize);
+        // SAFETY: page-locked memory is page-aligned; the first words words were written by the copies.
+        let w = unsafe { std::slice::from_raw_parts(buf.as_ptr().cast::<u64>(), words) };
+        let (mv_h, rest) = w.split_at(lens[0]);
+        let (mini_h, a_h) = rest.split_at(lens[1]);
+        Ok((0..n_reads)
+            .into_par_iter()
+            .map(|r| {
+                let (o, a) = (mv_off[r] as usize, a_off_h[r] as usize);
+                let mut anchors = pairs(&a_h[2 * a..2 * (a + na[r] as usize)]);
+                finish_sort(&mut anchors, chunks.sort_max);
+                ReadSeeds {
+                    mv: if opt.keep_mv { pairs(&mv_h[2 * o..2 * (o + mv_n[r] as usize)]) } else { vec![] },
+                    hits: SeedHits { a: anchors, rep_len: rep[r], mini_pos: mini_h[o..o + nseed[r] as usize].to_vec() },
+                }
+            })
+            .collect())
+    })();
+    rt.give_staging(stage);
+    seeds
 }
 
 /// Every read of `reads` on the GPU, in launches of at most [`LAUNCH_BASES`] bases and
