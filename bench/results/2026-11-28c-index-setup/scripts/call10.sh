@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# call 10: fragments mapped longest first or in upstream's order (minimap2-nolpt, a build of main with
+# map_longest_first off), without -c: the 333 Mb genome and E. coli with 200 Mb of reads, three rounds of
+# reference, rebuilt, rebuilt in order
+exec > >(tee "$OUT/log.txt") 2>&1
+B=$PWD/target/benchcarry D=$B/data w=/tmp/w
+mkdir -p $w
+nvidia-smi --query-gpu=name --format=csv,noheader
+$B/bin/gen genome --seed 7 --repeat-frac 39 --copy-div 0-0.3 -o $w/g.fa $D/ecoli_K12_MG1655.fasta.gz $D/hpylori_G27.fasta.gz \
+  $D/hpylori_SJM180.fasta.gz $D/B_anthracis_Mslice.fasta.gz $D/D_melanogaster_2Rslice.fasta.gz
+$B/tools/minimap2-ref -t16 -x map-ont -d $w/g.mmi $w/g.fa 2> $w/idx.err
+$B/bin/gen reads --ref $w/g.fa --seed 7 --profile $D/ecoli_ultralong_R9_nanotest.fastq.gz --bases 200000000 -o $w/r.fq --stats $w/r.stats
+$B/bin/gen reads --ref $D/ecoli_K12_MG1655.fasta.gz --seed 7 --profile $D/ecoli_ultralong_R9_nanotest.fastq.gz --bases 200000000 -o $w/r200.fq --stats $w/r200.stats
+gunzip -c $D/ecoli_K12_MG1655.fasta.gz > $w/ec.fa
+head -c 200000 $w/g.fa > $w/warm.fa
+WARPALIGN_BACKEND=gpu $B/tools/minimap2 -t16 -x map-ont -c $w/warm.fa $w/warm.fa > /dev/null 2>&1
+rt() { sed -n 's/.*Real time: \([0-9.]*\) sec; CPU: \([0-9.]*\) sec; Peak RSS: \([0-9.]*\) GB.*/\1 s, CPU \2 s, RSS \3 GB/p' "$1"; }
+for ref in g.mmi ec.fa; do for round in 1 2 3; do
+  q=r.fq; [ $ref = ec.fa ] && q=r200.fq
+  $B/tools/minimap2-ref -t16 -x map-ont $w/$ref $w/$q > $w/ref.out 2> $w/ref.err
+  line="$ref round $round: ref $(rt $w/ref.err)"
+  for v in minimap2 minimap2-nolpt; do
+    $B/tools/$v -t16 -x map-ont $w/$ref $w/$q > $w/on.out 2> $w/on.err
+    cmp -s $w/ref.out $w/on.out && s=identical || s=DIFFERENT
+    line="$line | $v $(rt $w/on.err) $s"
+  done
+  echo "$line"
+done; done
