@@ -1,6 +1,6 @@
 //! The chain engine (minimap2's `mg_lchain_dp`, and `mg_lchain_rmq` in rmq.rs): the Rust twins against
 //! upstream's C (the oracle), the GPU fill against the twin, the engine's batch path, and the replay of real
-//! minimap2 workloads. Each module's header lists its knobs.
+//! minimap2 workloads; pieces.rs checks a split of the fill for the GPU to come. Each module's header lists its knobs.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -8,6 +8,7 @@ mod common;
 mod dumps;
 mod engine;
 mod gpu;
+mod pieces;
 mod rmq;
 mod twin;
 
