@@ -5,9 +5,15 @@
 //! by the piece's start, and the counters add up. The GPU's fill takes a warp per job, so a job's anchors set its
 //! latency; pieces would be the unit of work instead.
 //!
+//! `mg_lchain_rmq`'s trees are empty at such places too, but a piece cannot be filled alone with its own indices:
+//! the range query's upper key (y, 0) admits index 0 at equal y, so the piece's first anchor would be visible where
+//! upstream's anchor of that index is not (filled alone, the twin's random sets trip upstream's assert that max_j's y is
+//! below the anchor's). An rmq piece must keep its global indices.
+//!
 //! `pieces_random_sets`: `CHAIN_PIECES_CASES` (default 5000) of the twin's random sets, the fill by pieces against
-//! the twin's. `pieces_of_a_dump`: with `CHAIN_PIECES_DUMP=<file>` (a `WARPALIGN_CHAIN_DUMP` of real runs), the same
-//! on every dumped call, and the longest job against the longest piece.
+//! the twin's. `pieces_of_a_dump`: with `CHAIN_PIECES_DUMP=<file>` (a
+//! `WARPALIGN_CHAIN_DUMP` of real runs), the same on every dumped call, and the longest job against the longest
+//! piece.
 
 use crate::common::chain_cases::*;
 use crate::common::env_u64;
@@ -16,10 +22,10 @@ use warpalign::chain::twin::{self, Fill, Params};
 use warpalign::chain::Anchor;
 
 /// Where the pieces of `a`'s fill start (0 first): anchors c with `a[c].x` at or past every earlier x and more than
-/// max_dist_x (as the fill's u64 image) past their maximum, so that for every earlier j `a[c].x - a[j].x` neither
-/// wraps nor is within reach.
-fn pieces(pr: &Params, a: &[Anchor]) -> Vec<usize> {
-    let mdx = pr.max_dist_x as i64 as u64;
+/// `max_dist` (max_dist_x, as the fill's u64 image) past their maximum, so that for every earlier j `a[c].x - a[j].x`
+/// neither wraps nor is within reach.
+fn cuts(max_dist: i32, a: &[Anchor]) -> Vec<usize> {
+    let mdx = max_dist as i64 as u64;
     let mut starts = vec![0];
     let mut max_x = match a.first() {
         Some(f) => f.x,
@@ -34,13 +40,17 @@ fn pieces(pr: &Params, a: &[Anchor]) -> Vec<usize> {
     starts
 }
 
-/// The fill piece by piece, stitched back: p and the written t (non-zero) shifted by each piece's start.
-fn fill_by_pieces(pr: &Params, a: &[Anchor]) -> Fill {
-    let starts = pieces(pr, a);
+fn pieces(pr: &Params, a: &[Anchor]) -> Vec<usize> {
+    cuts(pr.max_dist_x, a)
+}
+
+/// The fill of `fill` piece by piece at `starts`, stitched back: p and the written t (non-zero) shifted by each
+/// piece's start.
+fn fill_by_pieces_with(starts: &[usize], a: &[Anchor], fill: impl Fn(&[Anchor]) -> Fill) -> Fill {
     let mut out = Fill::default();
     for (k, &c) in starts.iter().enumerate() {
         let end = starts.get(k + 1).copied().unwrap_or(a.len());
-        let part = twin::fill_anchors_scalar(pr, &a[c..end]).unwrap();
+        let part = fill(&a[c..end]);
         out.f.extend_from_slice(&part.f);
         out.v.extend_from_slice(&part.v);
         out.p.extend(part.p.iter().map(|&p| if p < 0 { p } else { p + c as i64 }));
@@ -50,6 +60,10 @@ fn fill_by_pieces(pr: &Params, a: &[Anchor]) -> Fill {
         out.n_rescued += part.n_rescued;
     }
     out
+}
+
+fn fill_by_pieces(pr: &Params, a: &[Anchor]) -> Fill {
+    fill_by_pieces_with(&pieces(pr, a), a, |p| twin::fill_anchors_scalar(pr, p).unwrap())
 }
 
 #[test]
