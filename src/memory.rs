@@ -49,6 +49,8 @@ unsafe impl Zeroed for u8 {}
 unsafe impl Zeroed for i8 {}
 unsafe impl Zeroed for i32 {}
 unsafe impl Zeroed for i64 {}
+unsafe impl Zeroed for u32 {}
+unsafe impl Zeroed for u64 {}
 
 /// `vec![0; n]`, from zeroed memory as that takes it (fresh pages of a large block cost no writes).
 pub fn try_zeroed<T: Zeroed>(n: usize) -> Result<Vec<T>, OutOfMemory> {

@@ -998,15 +998,44 @@ static int mmw_chain_same_job(const warpalign_chain_dp_job *x, const warpalign_c
 	return x->n_anchors == 0 || memcmp(x->anchors, y->anchors, x->n_anchors * sizeof(mm128_t)) == 0;
 }
 
+/* A chain engine's answer handed over as upstream's chainers return theirs: u[] and the compacted anchors in
+ * km, the input anchors a freed. */
+static mm128_t *mmw_chain_answer(warpalign_chain_dp_result *res, mm128_t *a, int *n_u_, uint64_t **_u, void *km)
+{
+	warpalign_chain_dp_result r = *res;
+	int32_t i, n_u;
+	int64_t n_v;
+	uint64_t *u;
+	mm128_t *b;
+
+	n_u = r.n_chains, n_v = -1;
+	if (n_u == 0) n_v = 0;
+	else if (n_u > 0 && r.chains && r.anchors)
+		for (i = 0, n_v = 0; i < n_u; ++i) n_v += (uint32_t)r.chains[i];
+	if (n_u < 0 || n_v < 0 || (n_u > 0 && n_v != r.n_anchors)) {
+		warpalign_chain_dp_results_free(res, 1);
+		mmw_die("chain result with inconsistent chains and anchors");
+	}
+	u = n_u > 0? Kmalloc(km, uint64_t, n_u) : 0; /* upstream: Kmalloc(km, uint64_t, 0) is NULL */
+	if (n_u > 0) memcpy(u, r.chains, (size_t)n_u * sizeof(uint64_t));
+	*n_u_ = n_u, *_u = u;
+	if (n_u == 0) {
+		kfree(km, a);
+		warpalign_chain_dp_results_free(res, 1);
+		return 0;
+	}
+	b = Kmalloc(km, mm128_t, n_v);
+	memcpy(b, r.anchors, (size_t)n_v * sizeof(mm128_t));
+	kfree(km, a);
+	warpalign_chain_dp_results_free(res, 1);
+	return b;
+}
+
 mm128_t *mmw_lchain_dp(int max_dist_x, int max_dist_y, int bw, int max_skip, int max_iter, int min_cnt, int min_sc, float chn_pen_gap, float chn_pen_skip,
 					   int is_cdna, int n_seg, int64_t n, mm128_t *a, int *n_u_, uint64_t **_u, void *km)
 {
 	warpalign_chain_dp_job j;
 	warpalign_chain_dp_result r;
-	int32_t i, n_u;
-	int64_t n_v;
-	uint64_t *u;
-	mm128_t *b;
 	mmw_seeds_t *s = mmw_cur.chain_answer;
 
 	mmw_cur.chain_answer = 0;
@@ -1025,27 +1054,30 @@ mm128_t *mmw_lchain_dp(int max_dist_x, int max_dist_y, int bw, int max_skip, int
 	} else mmw_check(warpalign_chain_dp_batch(mmw_get_cpu_ctx(), &j, 1, &r));
 	if (s) mmw_seeds_free(s);
 
-	n_u = r.n_chains, n_v = -1;
-	if (n_u == 0) n_v = 0;
-	else if (n_u > 0 && r.chains && r.anchors)
-		for (i = 0, n_v = 0; i < n_u; ++i) n_v += (uint32_t)r.chains[i];
-	if (n_u < 0 || n_v < 0 || (n_u > 0 && n_v != r.n_anchors)) {
-		warpalign_chain_dp_results_free(&r, 1);
-		mmw_die("chain result with inconsistent chains and anchors");
-	}
-	u = n_u > 0? Kmalloc(km, uint64_t, n_u) : 0; /* upstream: Kmalloc(km, uint64_t, 0) is NULL */
-	if (n_u > 0) memcpy(u, r.chains, (size_t)n_u * sizeof(uint64_t));
-	*n_u_ = n_u, *_u = u;
-	if (n_u == 0) {
+	return mmw_chain_answer(&r, a, n_u_, _u, km);
+}
+
+/* mg_lchain_rmq by the chain engine on the CPU (the fill without krmq's trees where it gives the trees' result,
+ * else by them): the same chains and anchors, in km. Where the engine stops (upstream's asserts, memory), upstream's
+ * own function runs the call, so that it fails as upstream fails. */
+mm128_t *mmw_lchain_rmq(int max_dist, int max_dist_inner, int bw, int max_chn_skip, int cap_rmq_size, int min_cnt, int min_sc,
+						float chn_pen_gap, float chn_pen_skip, int64_t n, mm128_t *a, int *n_u_, uint64_t **_u, void *km)
+{
+	warpalign_chain_rmq_job j;
+	warpalign_chain_dp_result r;
+
+	if (_u) *_u = 0, *n_u_ = 0;
+	if (n == 0 || a == 0) {
 		kfree(km, a);
-		warpalign_chain_dp_results_free(&r, 1);
 		return 0;
 	}
-	b = Kmalloc(km, mm128_t, n_v);
-	memcpy(b, r.anchors, (size_t)n_v * sizeof(mm128_t));
-	kfree(km, a);
-	warpalign_chain_dp_results_free(&r, 1);
-	return b;
+	j.max_dist = max_dist, j.max_dist_inner = max_dist_inner, j.bw = bw, j.max_chn_skip = max_chn_skip, j.cap_rmq_size = cap_rmq_size;
+	j.min_cnt = min_cnt, j.min_sc = min_sc, j.chn_pen_gap = chn_pen_gap, j.chn_pen_skip = chn_pen_skip;
+	j.n_anchors = n, j.anchors = (const warpalign_anchor*)a;
+	memset(&r, 0, sizeof(r));
+	if (warpalign_chain_rmq_batch(mmw_get_cpu_ctx(), &j, 1, &r) != WARPALIGN_STATUS_OK)
+		return mg_lchain_rmq(max_dist, max_dist_inner, bw, max_chn_skip, cap_rmq_size, min_cnt, min_sc, chn_pen_gap, chn_pen_skip, n, a, n_u_, _u, km);
+	return mmw_chain_answer(&r, a, n_u_, _u, km);
 }
 
 /* Seeding on the GPU (WARPALIGN_SEED_GPU: auto, the default, with a GPU that runs; 1 also waits for its start;

@@ -26,6 +26,8 @@ void mmw_ksw_exts2(void *km, int qlen, const uint8_t *query, int tlen, const uin
 
 mm128_t *mmw_lchain_dp(int max_dist_x, int max_dist_y, int bw, int max_skip, int max_iter, int min_cnt, int min_sc, float chn_pen_gap, float chn_pen_skip,
 					   int is_cdna, int n_seg, int64_t n, mm128_t *a, int *n_u_, uint64_t **_u, void *km);
+mm128_t *mmw_lchain_rmq(int max_dist, int max_dist_inner, int bw, int max_chn_skip, int cap_rmq_size, int min_cnt, int min_sc,
+						float chn_pen_gap, float chn_pen_skip, int64_t n, mm128_t *a, int *n_u_, uint64_t **_u, void *km);
 
 /* Speculative batching of one batch of reads (see warpalign_mm2.c). mmw_batch_begin() returns NULL when
  * batching is off: no CIGAR, debug output, or WARPALIGN_SPECULATE=0 (default "auto": on with a GPU);

@@ -14,6 +14,9 @@
 //! admits anchor 0 at the anchor's own query position, which with a longer span than the anchor's breaks
 //! that (minimap2 aborts; real anchors at one query position share their span): the generator gives anchor
 //! 0 the least span of those at its position.
+//!
+//! The twin fills by ranks (`fill_rmq_ranked`) and by the trees where that gives up: every set also compares
+//! the two fills field by field, and the lines count the sets given up.
 
 use crate::common::chain_cases::{anchor, pen, random_anchors, set_size, Cfg};
 use crate::common::{env_u64, Rng};
@@ -24,7 +27,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 use std::time::Instant;
 use warpalign::chain::twin::krmq::{Key, Links, Tree, NIL};
-use warpalign::chain::twin::{self, fill_rmq, RmqParams};
+use warpalign::chain::twin::{self, fill_rmq, fill_rmq_ranked, fill_rmq_ranked_with, RmqParams, RmqWay};
 use warpalign::chain::{self, Anchor, ChainDpResult, ChainRmqJob};
 use warpalign::Engine;
 use warpalign_ffi::mm2 as c;
@@ -254,11 +257,20 @@ struct Stats {
     scored: AtomicU64,
     breaks: AtomicU64,
     break_cases: AtomicU64,
+    ranked_gave_up: AtomicU64,
 }
 
 impl Stats {
-    fn add(&self, j: &ChainRmqJob, out: &Out) {
-        let fl = fill_rmq(&RmqParams::from_job(j), j.anchors()).unwrap();
+    /// Counts the set; a difference between the fill by ranks and the fill by the trees, if any.
+    fn add(&self, j: &ChainRmqJob, out: &Out) -> Option<String> {
+        let pr = RmqParams::from_job(j);
+        let fl = fill_rmq(&pr, j.anchors()).unwrap();
+        self.ranked_gave_up.fetch_add(fill_rmq_ranked(&pr, j.anchors()).unwrap().is_none() as u64, Relaxed);
+        // the deque alone, the tree alone, and the deque handing over to the tree early
+        let ways = [RmqWay::Deque { budget: u64::MAX }, RmqWay::Tree, RmqWay::Deque { budget: 1 }];
+        let differs = ways.into_iter().filter_map(|way| fill_rmq_ranked_with(&pr, j.anchors(), way).unwrap()).find(|r| {
+            (&r.f, &r.p, &r.v, &r.t, r.n_visited, r.n_breaks) != (&fl.f, &fl.p, &fl.v, &fl.t, fl.n_visited, fl.n_breaks)
+        });
         self.cases.fetch_add(1, Relaxed);
         self.chained.fetch_add((!out.0.is_empty()) as u64, Relaxed);
         self.chains.fetch_add(out.0.len() as u64, Relaxed);
@@ -266,14 +278,18 @@ impl Stats {
         self.scored.fetch_add(fl.n_visited, Relaxed);
         self.breaks.fetch_add(fl.n_breaks, Relaxed);
         self.break_cases.fetch_add((fl.n_breaks > 0) as u64, Relaxed);
+        differs.map(|r| {
+            let k = (0..fl.f.len()).find(|&k| (r.f[k], r.p[k], r.v[k], r.t[k]) != (fl.f[k], fl.p[k], fl.v[k], fl.t[k]));
+            format!("the fill by ranks differs from the trees' at anchor {k:?} (counters {} {} vs {} {})", r.n_visited, r.n_breaks, fl.n_visited, fl.n_breaks)
+        })
     }
 
     fn line(&self) -> String {
         let g = |x: &AtomicU64| x.load(Relaxed);
         format!(
-            "{} sets ({} with chains, {} chains), {} anchors, {} pairs scored, {} skip breaks in {} sets",
+            "{} sets ({} with chains, {} chains), {} anchors, {} pairs scored, {} skip breaks in {} sets, {} filled by the trees (a tie)",
             g(&self.cases), g(&self.chained), g(&self.chains), g(&self.anchors), g(&self.scored), g(&self.breaks),
-            g(&self.break_cases)
+            g(&self.break_cases), g(&self.ranked_gave_up)
         )
     }
 }
@@ -301,7 +317,9 @@ where
         if want != got {
             bad.lock().unwrap().push(format!("{label} ({} anchors, {cfg:?}): {}", a.len(), diff(&want, &got)));
         }
-        stats.add(&j, &want);
+        if let Some(d) = stats.add(&j, &want) {
+            bad.lock().unwrap().push(format!("{label} ({} anchors, {cfg:?}): {d}", a.len()));
+        }
     });
     let mut bad = bad.into_inner().unwrap();
     bad.sort();
@@ -480,7 +498,22 @@ fn time_call(label: &str, cfg: &RmqCfg, a: &[Anchor]) -> String {
         tt = tt.min(t0.elapsed().as_secs_f64());
     }
     assert_eq!(want, got, "{label}");
-    format!("{label}, {} anchors: upstream {:.1} ms, twin {:.1} ms, upstream/twin {:.2}x", a.len(), to * 1e3, tt * 1e3, to / tt)
+    let pr = RmqParams::from_job(&j);
+    let (mut tr, mut tf) = (f64::MAX, f64::MAX);
+    let mut by_ranks = false;
+    for _ in 0..3 {
+        let t0 = Instant::now();
+        by_ranks = fill_rmq_ranked(&pr, a).unwrap().is_some();
+        tr = tr.min(t0.elapsed().as_secs_f64());
+        let t0 = Instant::now();
+        fill_rmq(&pr, a).unwrap();
+        tf = tf.min(t0.elapsed().as_secs_f64());
+    }
+    let by = if by_ranks { "ranks" } else { "the trees (a tie)" };
+    format!(
+        "{label}, {} anchors: upstream {:.1} ms, twin {:.1} ms (filled by {by}; the fills: by ranks {:.1} ms, by the trees {:.1} ms), upstream/twin {:.2}x",
+        a.len(), to * 1e3, tt * 1e3, tr * 1e3, tf * 1e3, to / tt
+    )
 }
 
 /// Single-thread time of twin and upstream on large random sets and on the real asm calls of H. pylori
@@ -937,4 +970,70 @@ fn rmq_real_anchors() {
         total_bad += bad.len();
     }
     assert_eq!(total_bad, 0);
+}
+
+/// With `CHAIN_RMQ_DUMP=<a chain dump>` (`WARPALIGN_CHAIN_DUMP` of a map-ont run): map-ont's long-join
+/// re-chain of each dumped `mg_lchain_dp` call with two chains or more (upstream's chains re-sorted, as map.c
+/// does; the query-coverage condition left out), through upstream, the trees and the fill by ranks, one
+/// thread: every output compared, times printed.
+#[test]
+fn rmq_of_a_dump() {
+    let Ok(path) = std::env::var("CHAIN_RMQ_DUMP") else {
+        println!("skipped: CHAIN_RMQ_DUMP not set");
+        return;
+    };
+    let jobs = warpalign::chain::dump::read_dump(&path).expect("reading the dump");
+    let calls: Vec<(RmqCfg, Vec<Anchor>)> = jobs
+        .par_iter()
+        .filter_map(|d| {
+            let j = d.job();
+            let (u, b) = crate::oracle(&j);
+            if u.len() < 2 {
+                return None;
+            }
+            let mut w: Vec<c::mm128_t> = b.iter().map(|e| c::mm128_t { x: e.x, y: e.y }).collect();
+            // SAFETY: a valid [beg, end) range.
+            unsafe { c::warpalign_oracle_radix_sort_128x(w.as_mut_ptr(), w.as_mut_ptr().add(w.len())) };
+            let cfg = RmqCfg {
+                max_dist: j.max_dist_x,
+                max_dist_inner: 1000,
+                bw: 20_000,
+                max_chn_skip: j.max_skip,
+                cap_rmq_size: 100_000,
+                min_cnt: j.min_cnt,
+                min_sc: j.min_sc,
+                chn_pen_gap: j.chn_pen_gap,
+                chn_pen_skip: j.chn_pen_skip,
+            };
+            Some((cfg, w.iter().map(|e| Anchor { x: e.x, y: e.y }).collect()))
+        })
+        .collect();
+    let km = c::thread_km();
+    let (mut t_up, mut t_trees, mut t_ranked, mut gave_up, mut anchors) = (0f64, 0f64, 0f64, 0, 0);
+    let (mut scored, mut breaks) = (0u64, 0u64);
+    for (cfg, a) in &calls {
+        let j = cfg.job(a);
+        let pr = RmqParams::from_job(&j);
+        let t0 = Instant::now();
+        let want = oracle_rmq_in(&j, km);
+        t_up += t0.elapsed().as_secs_f64();
+        let t0 = Instant::now();
+        let trees = fill_rmq(&pr, a).unwrap();
+        t_trees += t0.elapsed().as_secs_f64();
+        let t0 = Instant::now();
+        let ranked = fill_rmq_ranked(&pr, a).unwrap();
+        t_ranked += t0.elapsed().as_secs_f64();
+        anchors += a.len();
+        (scored, breaks) = (scored + trees.n_visited, breaks + trees.n_breaks);
+        match ranked {
+            Some(r) => assert!((&r.f, &r.p, &r.v, &r.t) == (&trees.f, &trees.p, &trees.v, &trees.t), "the fills differ"),
+            None => gave_up += 1,
+        }
+        assert_eq!(twin_rmq(&j), want);
+    }
+    println!(
+        "rmq_of_a_dump: {} re-chains of {} dumped calls, {anchors} anchors, {scored} pairs scored, {breaks} skip breaks, {gave_up} \
+         given up to the trees; upstream {:.1} ms, the trees' fill {:.1} ms, the fill by ranks {:.1} ms",
+        calls.len(), jobs.len(), t_up * 1e3, t_trees * 1e3, t_ranked * 1e3
+    );
 }

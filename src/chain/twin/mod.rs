@@ -5,7 +5,8 @@
 //! the CPU after it. [`lchain_dp`] chains the three and returns the arrays as upstream does (`malloc`ed).
 //!
 //! [`lchain_rmq`] is `mg_lchain_rmq` (the asm presets, `--rmq`, the long-join re-chain): its own fill
-//! ([`fill_rmq`], over krmq.h's tree, [`krmq`]) and the same backtrack and compaction.
+//! ([`fill_rmq`], over krmq.h's tree, [`krmq`]) and the same backtrack and compaction; it fills by
+//! [`fill_rmq_ranked`] (no trees) and by the trees only where that one gives up.
 
 // The port keeps upstream's spelling (its float literals, its copy loops and swaps) so it reads against lchain.c.
 #![allow(
@@ -20,10 +21,12 @@ mod backtrack;
 mod dp;
 pub mod krmq;
 mod rmq;
+mod rmq_ranked;
 
 pub use backtrack::{backtrack, compact, radix_sort_128x};
 pub use dp::{comput_sc, comput_sc_x8, fill, fill_anchors, fill_anchors_scalar, mg_log2, Fill, Params};
 pub use rmq::{comput_sc_simple, fill_rmq, RmqParams};
+pub use rmq_ranked::{fill_rmq_ranked, fill_rmq_ranked_with, RmqWay};
 
 use super::{Anchor, ChainDpJob, ChainDpResult, ChainRmqJob};
 use crate::memory::{malloc_copy, OutOfMemory};
@@ -77,7 +80,12 @@ pub fn lchain_rmq(job: &ChainRmqJob, out: &mut ChainDpResult) -> Result<(), OutO
     if a.is_empty() {
         return Ok(());
     }
-    let Fill { f, p, mut v, mut t, .. } = fill_rmq(&RmqParams::from_job(job), a)?;
+    let pr = RmqParams::from_job(job);
+    let fill = match fill_rmq_ranked(&pr, a)? {
+        Some(fill) => fill,
+        None => fill_rmq(&pr, a)?,
+    };
+    let Fill { f, p, mut v, mut t, .. } = fill;
     // max_drop is bw (no cDNA case here)
     finish_arrays(a, &f, &p, &mut v, &mut t, job.min_cnt, job.min_sc, job.bw, out)
 }
