@@ -19,8 +19,10 @@ const MODULE_NAME: &str = "seed";
 /// Bases per launch at most (a longer read runs alone): bounds the launch's device memory, about 15 bytes a
 /// base with minimap2's presets (w = 10), then about 40 an anchor (the anchors and their sort's ranges).
 pub const LAUNCH_BASES: usize = 1 << 26;
-/// Bases a sketch thread owns.
-pub const CHUNK_BASES: usize = 1024;
+/// Bases a sketch thread owns (a part of 8 Mb in 32,000 threads: the sketch is latency-bound).
+pub const CHUNK_BASES: usize = 256;
+/// The page-locked buffer a launch's bases go up through, at least (a part of minimap2's is 8 Mb).
+const BASES_STAGING: usize = 16 << 20;
 /// Items (minimizers, seeds, anchors) of a read in a chunk of the later steps (a block of that many threads, or
 /// one thread walking them).
 pub const CHUNK_ITEMS: usize = 256;
@@ -277,17 +279,33 @@ pub struct Layout {
 impl Layout {
     /// The layout of `reads` with chunks of `chunk` bases (segments non-empty).
     pub fn new(reads: &[SeedRead], chunk: usize) -> Layout {
+        let mut l = Layout::tables(reads, chunk);
+        l.bases = vec![0; l.n_bases()];
+        gather_bases(reads, &mut l.bases);
+        l
+    }
+
+    /// [`Layout::new`] without the bases (`bases` empty; [`gather_bases`] writes them where they go).
+    pub fn tables(reads: &[SeedRead], chunk: usize) -> Layout {
         let mut l = Layout::default();
+        let (segs, chunks) = reads.iter().flat_map(|r| r.segs.iter()).fold((0, 0), |(n, c), s| (n + 1, c + s.len().div_ceil(chunk)));
+        l.seg_off.reserve_exact(segs);
+        l.seg_len.reserve_exact(segs);
+        l.seg_rid.reserve_exact(segs);
+        l.seg_add.reserve_exact(segs);
+        l.chunk_seg.reserve_exact(chunks);
+        l.chunk_beg.reserve_exact(chunks);
+        let mut at = 0u64;
         for r in reads {
             l.read_chunk.push(l.chunk_seg.len());
             let mut sum = 0i32;
             for (i, s) in r.segs.iter().enumerate() {
                 let sg = l.seg_len.len() as u32;
-                l.seg_off.push(l.bases.len() as u64);
+                l.seg_off.push(at);
                 l.seg_len.push(s.len() as u32);
                 l.seg_rid.push(i as u32);
                 l.seg_add.push(sum.wrapping_shl(1) as i64 as u64);
-                l.bases.extend_from_slice(s);
+                at += s.len() as u64;
                 for beg in (0..s.len()).step_by(chunk) {
                     l.chunk_seg.push(sg);
                     l.chunk_beg.push(beg as u32);
@@ -298,6 +316,20 @@ impl Layout {
         }
         l.read_chunk.push(l.chunk_seg.len());
         l
+    }
+
+    /// The reads' bases in all.
+    pub fn n_bases(&self) -> usize {
+        self.seg_off.last().map_or(0, |&o| o as usize + *self.seg_len.last().expect("a length per offset") as usize)
+    }
+}
+
+/// The reads' segments back to back into `out` (of [`Layout::n_bases`] bytes).
+pub fn gather_bases(reads: &[SeedRead], out: &mut [u8]) {
+    let mut at = 0;
+    for s in reads.iter().flat_map(|r| r.segs.iter()) {
+        out[at..at + s.len()].copy_from_slice(s);
+        at += s.len();
     }
 }
 
@@ -470,7 +502,8 @@ type DResult<T> = Result<T, String>;
 
 /// A launch's steps timed on its stream, when `WARPALIGN_SEED_GPU_PROFILE=1`.
 struct Profile {
-    marks: Option<Vec<(&'static str, CudaEvent)>>,
+    /// each step's end: on the stream, and on the host when it was enqueued
+    marks: Option<Vec<(&'static str, CudaEvent, std::time::Instant)>>,
     t0: std::time::Instant,
 }
 
@@ -483,15 +516,21 @@ impl Profile {
     /// The end of step `name` (the first mark is the start).
     fn mark(&mut self, st: &Arc<CudaStream>, name: &'static str) -> DResult<()> {
         if let Some(m) = &mut self.marks {
-            m.push((name, st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map_err(derr("event"))?));
+            let ev = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map_err(derr("event"))?;
+            m.push((name, ev, std::time::Instant::now()));
         }
         Ok(())
     }
 
     fn print(&self, reads: usize, bases: usize, minimizers: usize, anchors: usize) {
         let Some(m) = &self.marks else { return };
-        let steps: Vec<String> =
-            m.windows(2).map(|w| format!("{} {:.2} ms", w[1].0, w[0].1.elapsed_ms(&w[1].1).unwrap_or(f32::NAN))).collect();
+        let steps: Vec<String> = m
+            .windows(2)
+            .map(|w| {
+                let host = (w[1].2 - w[0].2).as_secs_f64() * 1e3;
+                format!("{} {:.2} ms (host {host:.2})", w[1].0, w[0].1.elapsed_ms(&w[1].1).unwrap_or(f32::NAN))
+            })
+            .collect();
         eprintln!(
             "seed gpu: reads {reads} bases {bases} minimizers {minimizers} anchors {anchors}: {}; {:.2} ms in all",
             steps.join(", "),
@@ -623,8 +662,10 @@ fn minimizers(
     opt: &SeedOpt,
     reads: &[SeedRead],
     layout: &Layout,
+    bases: &CudaSlice<u8>,
     chunk: usize,
     fault: &fault::Batch,
+    prof: &mut Profile,
 ) -> DResult<(CudaSlice<u64>, Vec<u64>, Vec<u64>)> {
     let n_reads = reads.len();
     if opt.sdust_thres > 0 {
@@ -646,7 +687,6 @@ fn minimizers(
     }
     let n_chunks = layout.chunk_seg.len();
     fault.check(Step::Copy)?;
-    let bases = st.clone_htod(&non_empty(&layout.bases)).map_err(derr("upload"))?;
     let chunk_seg = st.clone_htod(&non_empty(&layout.chunk_seg)).map_err(derr("upload"))?;
     let chunk_beg = st.clone_htod(&non_empty(&layout.chunk_beg)).map_err(derr("upload"))?;
     let seg_off = st.clone_htod(&non_empty(&layout.seg_off)).map_err(derr("upload"))?;
@@ -654,6 +694,7 @@ fn minimizers(
     let seg_rid = st.clone_htod(&non_empty(&layout.seg_rid)).map_err(derr("upload"))?;
     let seg_add = st.clone_htod(&non_empty(&layout.seg_add)).map_err(derr("upload"))?;
     let mut count = st.alloc_zeros::<u64>(n_chunks.max(1)).map_err(derr("alloc"))?;
+    prof.mark(st, "upload")?;
     // each thread keeps w minimizers in shared memory: at most 48 KiB a block
     let threads = (49152 / (16 * opt.w)).min(128) as u32;
     let mut cfg = grid(n_chunks, threads);
@@ -662,7 +703,7 @@ fn minimizers(
     let null = 0u64;
     let sketch = |count: &mut CudaSlice<u64>, out: Option<(&CudaSlice<u64>, &mut CudaSlice<u64>)>| {
         let mut l = st.launch_builder(&k.sketch);
-        l.arg(&bases).arg(&chunk_seg).arg(&chunk_beg).arg(&nc).arg(&cl).arg(&seg_off).arg(&seg_len).arg(&seg_rid);
+        l.arg(bases).arg(&chunk_seg).arg(&chunk_beg).arg(&nc).arg(&cl).arg(&seg_off).arg(&seg_len).arg(&seg_rid);
         l.arg(&seg_add).arg(&w).arg(&kk).arg(&hpc).arg(count);
         match out {
             Some((out_off, out)) => l.arg(out_off).arg(out),
@@ -674,6 +715,7 @@ fn minimizers(
     };
     sketch(&mut count, None)?;
     let counts = st.clone_dtoh(&count).map_err(derr("download"))?;
+    prof.mark(st, "count")?;
     let chunk_off = offsets(counts[..n_chunks].iter().copied());
     let total = chunk_off[n_chunks] as usize;
     let d_off = st.clone_htod(&non_empty(&chunk_off[..n_chunks])).map_err(derr("upload"))?;
@@ -707,8 +749,30 @@ pub fn seed_launch(
     let ix = dev.bufs();
     let st = rt.lease_stream()?;
     prof.mark(&st, "start")?;
-    let layout = Layout::new(reads, chunks.bases);
-    let (mut mv, mv_off, mv_n) = minimizers(&st, &k, opt, reads, &layout, chunks.bases, fault)?;
+    let layout = Layout::tables(reads, chunks.bases);
+    // the bases gathered into page-locked memory, uploaded without a copy on the way; the sketch's count is
+    // downloaded (the stream waited for) before the buffer is given back
+    let n_bases = layout.n_bases();
+    let mut bases_in = rt.take_staging(n_bases, BASES_STAGING)?;
+    gather_bases(reads, &mut bases_in.as_mut_slice().map_err(derr("staging"))?[..n_bases]);
+    // SAFETY: every base is written by the copy below before a kernel reads it.
+    let mut bases = unsafe { st.alloc::<u8>(n_bases.max(1)) }.map_err(derr("alloc"))?;
+    prof.mark(&st, "layout")?;
+    let sketched = (|| {
+        fault.check(Step::Copy)?;
+        let src = bases_in.as_slice().map_err(derr("staging"))?;
+        {
+            let (ptr, _record) = bases.device_ptr_mut(&st);
+            // SAFETY: the device slice holds n_bases bytes; the buffer is not written before the stream is waited for.
+            unsafe { cudarc::driver::result::memcpy_htod_async(ptr, &src[..n_bases], st.cu_stream()) }.map_err(derr("upload"))?;
+        }
+        minimizers(&st, &k, opt, reads, &layout, &bases, chunks.bases, fault, &mut prof)
+    })();
+    // (a copy may still read the buffer where the launch failed: then it is not given back)
+    if st.synchronize().is_ok() {
+        rt.give_staging(bases_in);
+    }
+    let (mut mv, mv_off, mv_n) = sketched?;
     prof.mark(&st, "sketch")?;
     let total = mv_off.last().map_or(0, |o| (o + mv_n[n_reads - 1]) as usize);
     let cap = total.max(1);
@@ -906,7 +970,7 @@ pub fn seed_launch(
         }
         st.synchronize().map_err(derr("download"))?;
         prof.mark(&st, "download")?;
-        prof.print(n_reads, layout.bases.len(), total, na.iter().sum::<u64>() as usize);
+        prof.print(n_reads, n_bases, total, na.iter().sum::<u64>() as usize);
         // SAFETY: page-locked memory is page-aligned; the first words words were written by the copies.
         let w = unsafe { std::slice::from_raw_parts(buf.as_ptr().cast::<u64>(), words) };
         let (mv_h, rest) = w.split_at(lens[0]);
