@@ -1,5 +1,5 @@
 //! `mg_lchain_rmq`'s fill without krmq's trees, for speed: the same loop as [`fill_rmq`](super::fill_rmq),
-//! its trees replaced by a [`Window`].
+//! its trees replaced by what the anchors' order allows.
 //!
 //! Why this is the same fill: on anchors sorted by `x` (as map.c hands them), the outer tree holds exactly
 //! the anchors `st..i0` (a batch enters when a later `x` comes; `st` passes only entered anchors, since the
