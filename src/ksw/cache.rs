@@ -518,6 +518,7 @@ impl KswCache {
 
     /// Computes the calls of `keys` (their records `lens[i]` bytes long) and stores their answers.
     fn compute_chunk(&self, engine: &Engine, split: bool, keys: &[Pending], lens: &[usize]) -> Result<()> {
+        let t0 = Instant::now();
         let mut records = crate::memory::try_zeroed::<u8>(lens.iter().sum()).map_err(|e| e.in_batch("ksw cache records"))?;
         let mut parts: Vec<&mut [u8]> = Vec::with_capacity(keys.len());
         let mut rest = records.as_mut_slice();
@@ -536,6 +537,7 @@ impl KswCache {
             }
         }
         let mut results = try_from_fn(keys.len(), |_| KswResult::EMPTY).map_err(|e| e.in_batch("ksw cache results"))?;
+        let t_unpacked = Instant::now();
         let c = &self.counters;
         let ran = run_kind(c, &mut results, extd2, |js, out| if split { self.extd2_split(engine, js, out) } else { self.extd2_alone(engine, js, out) })
             .and_then(|()| {
@@ -550,6 +552,7 @@ impl KswCache {
             results.iter_mut().for_each(KswResult::release);
             return Err(e);
         }
+        let t_ran = Instant::now();
         let mut by_shard: Vec<Vec<(&Pending, KswResult)>> = (0..SHARDS).map(|_| Vec::new()).collect();
         for (k, result) in keys.iter().zip(results) {
             by_shard[Self::shard_of(k.0)].push((k, result));
@@ -568,6 +571,16 @@ impl KswCache {
                 result.release();
             }
         }));
+        if trace() {
+            let ms = |a: Instant, b: Instant| (b - a).as_secs_f64() * 1e3;
+            eprintln!(
+                "[warpalign] ksw cache chunk: {} calls, keys {:.1} ms, run {:.1} ms, answers {:.1} ms",
+                keys.len(),
+                ms(t0, t_unpacked),
+                ms(t_unpacked, t_ran),
+                ms(t_ran, Instant::now())
+            );
+        }
         Ok(())
     }
 

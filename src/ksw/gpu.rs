@@ -15,7 +15,8 @@
 //!
 //! `WARPALIGN_KSW_GPU_THREADS` caps the block size (32..=1024, multiple of 32; default 1024);
 //! `WARPALIGN_KSW_GPU_CELLS` sets the window cells per thread (4..=64, power of two; default 8);
-//! `WARPALIGN_KSW_GPU_PROFILE=1` prints each launch's size and kernel times on stderr;
+//! `WARPALIGN_KSW_GPU_PROFILE=1` prints each launch's size, kernel times and host phases, and each batch's
+//! prepare step, on stderr;
 //! `WARPALIGN_KSW_GPU_MEM_MB` caps the device memory one call uses (default: half of the free memory);
 //! `WARPALIGN_GPU_HOST_THREADS` sets the threads that pack inputs and unpack results (default: a quarter
 //! of the cores, at least 2).
@@ -298,6 +299,7 @@ fn batch_gpu<J: GpuJob>(rt: &GpuRuntime, jobs: &[J], results: &mut [KswResult]) 
     let cfg = Cfg { cap, cells, profile: env::KSW_GPU_PROFILE.get().unwrap_or(false) };
     let k = kernels(rt, J::SPLICE)?;
 
+    let t0 = std::time::Instant::now();
     let preps: Vec<Option<Prep>> =
         host_pool().install(|| jobs.par_iter().enumerate().map(|(i, j)| j.prepare(i, budget, k.smem_max)).collect());
     let cpu_idx: Vec<usize> = preps.iter().enumerate().filter(|(_, p)| p.is_none()).map(|(i, _)| i).collect();
@@ -309,6 +311,7 @@ fn batch_gpu<J: GpuJob>(rt: &GpuRuntime, jobs: &[J], results: &mut [KswResult]) 
     for g in groups.values_mut() {
         g.sort_by_key(|p| std::cmp::Reverse(p.work()));
     }
+    let t_prepared = std::time::Instant::now();
     let total: usize = groups.values().flatten().map(Prep::dev_bytes).sum();
     let fault = if groups.is_empty() { fault::Batch::default() } else { fault::batch(fault::Engine::Ksw) };
 
@@ -369,6 +372,16 @@ fn batch_gpu<J: GpuJob>(rt: &GpuRuntime, jobs: &[J], results: &mut [KswResult]) 
     };
     for (i, r) in gpu_res {
         results[i] = r;
+    }
+    if cfg.profile {
+        eprintln!(
+            "ksw gpu batch: {} jobs ({} on the CPU) in {} groups, prepare {:.1} ms, all {:.1} ms",
+            jobs.len(),
+            cpu_idx.len(),
+            groups.len(),
+            (t_prepared - t0).as_secs_f64() * 1e3,
+            t0.elapsed().as_secs_f64() * 1e3
+        );
     }
     Ok(())
 }
@@ -513,6 +526,7 @@ fn run_chunk<J: GpuJob>(
             j.fill_extra(v, p);
         }));
     }
+    let t_packed = std::time::Instant::now();
     mats.push(0);
     let d_offs = st.clone_htod(&offs).map_err(|e| err("upload", e))?;
     let d_par = st.clone_htod(&par).map_err(|e| err("upload", e))?;
@@ -555,19 +569,8 @@ fn run_chunk<J: GpuJob>(
         // SAFETY: as above (ksw_bt).
         unsafe { l.launch(cfg) }.map_err(|e| err("launch bt", e))?;
     }
-    if let (Some(e0), Some(e1), Some(e2)) = (e0, e1, ev(profile).map_err(|e| err("event", e))?) {
-        let ms = |a: &cudarc::driver::CudaEvent, b| a.elapsed_ms(b).unwrap_or(f32::NAN);
-        let cells: u64 = chunk.iter().map(|p| p.par.qlen as u64 * p.par.tlen.min(p.par.win) as u64).sum();
-        let top = chunk.iter().map(|p| p.par.qlen as u64 * p.par.tlen.min(p.par.win) as u64).max().unwrap_or(0);
-        eprintln!(
-            "ksw gpu: window {}{} threads {threads} jobs {n} ~cells {cells:.3e} (largest {top:.2e}) dp {:.1} ms bt {:.1} ms, host+upload {:.1} ms",
-            chunk[0].win(),
-            if global { " (global)" } else { "" },
-            ms(&e0, &e1),
-            ms(&e1, &e2),
-            t0.elapsed().as_secs_f64() * 1e3 - ms(&e0, &e2) as f64,
-        );
-    }
+    let e2 = ev(profile).map_err(|e| err("event", e))?;
+    let t_launched = std::time::Instant::now();
     // Wait on an event before each download: a copy into pageable memory issued while the kernels still run
     // appears to hold up the other groups' launches (on an H100, bench/ksw on ulall ran 3x faster with
     // this wait than without).
@@ -576,6 +579,7 @@ fn run_chunk<J: GpuJob>(
     let wait = || st.record_event(blocking).and_then(|e| e.synchronize()).map_err(|e| err("sync", e));
     fault.check(Step::Sync)?;
     wait()?;
+    let t_waited = std::time::Instant::now();
     let res = st.clone_dtoh(&d_res).map_err(|e| err("download", e))?;
     let mut out_off = Vec::with_capacity(n + 1);
     let mut tot = 0u64;
@@ -632,6 +636,23 @@ fn run_chunk<J: GpuJob>(
                 cigar: cp,
             },
         ));
+    }
+    if let (Some(e0), Some(e1), Some(e2)) = (e0, e1, e2) {
+        let ms = |a: &cudarc::driver::CudaEvent, b| a.elapsed_ms(b).unwrap_or(f32::NAN);
+        let cells: u64 = chunk.iter().map(|p| p.par.qlen as u64 * p.par.tlen.min(p.par.win) as u64).sum();
+        let top = chunk.iter().map(|p| p.par.qlen as u64 * p.par.tlen.min(p.par.win) as u64).max().unwrap_or(0);
+        let span = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
+        eprintln!(
+            "ksw gpu: window {}{} threads {threads} jobs {n} ~cells {cells:.3e} (largest {top:.2e}) dp {:.1} ms bt {:.1} ms; host: pack {:.1} ms, upload+launch {:.1} ms, wait {:.1} ms, results {:.1} ms",
+            chunk[0].win(),
+            if global { " (global)" } else { "" },
+            ms(&e0, &e1),
+            ms(&e1, &e2),
+            span(t0, t_packed),
+            span(t_packed, t_launched),
+            span(t_launched, t_waited),
+            span(t_waited, std::time::Instant::now()),
+        );
     }
     Ok(out)
 }
