@@ -33,9 +33,10 @@
  * the next pass (the first, or the final one without ksw speculation, e.g. without -c) resumes each read
  * there, and its mg_lchain_dp call takes the batch's answer when it is the very same call (every argument
  * and anchor compared). Later calls (the short-read re-chain) run on the spot.
- * Passes 1 and 2 run in minimap2's mapping step; the computing of what is left and the final pass run in
- * its output step (mmw_batch_final), beside the next batch's first pass: the GPU's last work of a batch
- * overlaps the CPU's first of the next. Each batch in flight has a speculation cache of its own.
+ * Passes 1 and 2 run in minimap2's mapping step. Without record rounds, what is left when the first pass
+ * ends goes to the thread computing ahead at once, and the output step (mmw_batch_final), which begins only
+ * once the batch before has been written, waits for it and runs the final pass: the GPU's last work of a
+ * batch overlaps the final pass of the batch before and the CPU's first pass of the next. Each batch in flight has a speculation cache of its own.
  * The engine context of speculation rounds is process-wide, started in the background while the first
  * batch is seeded and chained; a CPU one runs single chaining calls (and single ksw calls while the engine
  * dumps its jobs: otherwise they run upstream's own ksw2). Any engine failure is
@@ -183,7 +184,7 @@ struct mmw_batch_s {
 	double chain_sec;
 	int trace;                  /* WARPALIGN_TRACE=1: each pass's wall time on stderr */
 	/* first pass: once slice_end[k] bases are mapped, slice k's calls are handed to the thread computing
-	 * ahead (the last slice's are computed at the end of the pass) */
+	 * ahead (the last slice's at the end of the pass, unless record rounds follow) */
 	warpalign_ksw_cache *cache; /* this batch's calls, taken from mmw_caches */
 	int final_computes;         /* the calls left after the first pass are computed by mmw_batch_final */
 	int n_slice, next_slice;    /* next_slice: the first not handed over (atomic) */
@@ -536,7 +537,7 @@ static void *mmw_ahead_main(void *arg)
 	pthread_mutex_lock(&b->lock);
 	for (;;) {
 		while (!b->finish && b->taken == b->handed) pthread_cond_wait(&b->handed_over, &b->lock);
-		if (b->finish) break;
+		if (b->taken == b->handed) break; /* finished, with nothing handed over that it has not taken */
 		b->taken = b->handed, b->computing = 1;
 		pthread_mutex_unlock(&b->lock);
 		mmw_check(warpalign_ksw_cache_compute_background(mmw_get_ctx(), b->cache, 0));
@@ -604,10 +605,12 @@ mmw_batch_t *mmw_batch_begin(const mm_mapopt_t *opt, long n_frag, const int64_t 
 	return b;
 }
 
-/* Ends the ahead thread's taking of new calls (what it computes now goes on). */
-static void mmw_ahead_finish(mmw_batch_t *b)
+/* Ends the ahead thread's taking of new calls (what it computes now goes on); with rest, it takes every call
+ * recorded so far first. */
+static void mmw_ahead_finish(mmw_batch_t *b, int rest)
 {
 	pthread_mutex_lock(&b->lock);
+	b->handed += rest;
 	b->finish = 1;
 	pthread_cond_signal(&b->handed_over);
 	pthread_mutex_unlock(&b->lock);
@@ -676,12 +679,15 @@ int mmw_batch_next(mmw_batch_t *b)
 		return 1;
 	}
 	if (b->pass == MMW_PASS_FIRST) {
-		if (b->ahead_started) mmw_ahead_finish(b);
 		++b->round;
 		if (!__atomic_load_n(&mmw_rounds_pay, __ATOMIC_RELAXED) && b->n_frag > MMW_FEW_FRAGS) {
+			/* the ahead thread computes the rest now: the output step, which waits for it, begins only once
+			 * the batch before has been written */
+			if (b->ahead_started) mmw_ahead_finish(b, 1);
 			b->pass = MMW_PASS_FINAL, b->final_computes = 1;
 			return 0;
 		}
+		if (b->ahead_started) mmw_ahead_finish(b, 0);
 		mmw_compute_rest(b, 1);
 		n = 1; /* the calls computed ahead count too: their reads may have more to find */
 	} else {
