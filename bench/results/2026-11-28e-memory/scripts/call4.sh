@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# call 4 (81488f9 + host phase timers in the ksw profile): the -c runs of call 3, traced, every ksw launch's host
+# phases (pack, upload and launch, wait for the kernels, results) and each batch's prepare step timed
+exec > >(tee "$OUT/log.txt") 2>&1
+B=$PWD/target/benchcarry D=$B/data w=/tmp/w ec=$B/data/ecoli_K12_MG1655.fasta.gz
+mkdir -p $w
+$B/bin/gen reads --ref $ec --seed 7 --mode hifi --profile $D/ecoli_sequel_clr_subreads.fastq.gz --len 15000 --bases 100000000 -o $w/hifi.fq > /dev/null 2>&1
+$B/bin/gen reads --ref $ec --seed 7 --profile $D/ecoli_ultralong_R9_nanotest.fastq.gz --bases 200000000 -o $w/r200.fq > /dev/null 2>&1
+gunzip -c $ec | head -c 100000 > $w/warm.fa
+WARPALIGN_BACKEND=gpu $B/tools/minimap2 -t16 -x map-ont -c $w/warm.fa $w/warm.fa > /dev/null 2>&1
+rt() { sed -n 's/.*Real time: \([0-9.]*\) sec; CPU: \([0-9.]*\) sec; Peak RSS: \([0-9.]*\) GB.*/\1 s, CPU \2 s, RSS \3 GB/p' "$1"; }
+for x in "ul map-ont $w/r200.fq" "hifi map-hifi $w/hifi.fq"; do
+  set -- $x
+  A="-t16 -x $2 -c $ec $3"
+  $B/tools/minimap2 $A > $w/new.out 2> $OUT/$1.new.err
+  WARPALIGN_TRACE=1 WARPALIGN_KSW_GPU_PROFILE=1 $B/tools/minimap2 $A > $w/tr.out 2> $OUT/$1.trace.err
+  cmp -s $w/new.out $w/tr.out && s=identical || s=DIFFERENT
+  echo "$1: rebuilt $(rt $OUT/$1.new.err) | traced $(rt $OUT/$1.trace.err) $s"
+done
