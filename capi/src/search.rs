@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 use warpalign::search::dispatch::{self, Searcher, TargetSearch};
 use warpalign::search::twin::scoring::ScoreMatrix;
-use warpalign::search::{HitFilter, Seed, SearchOptions};
+use warpalign::search::{Extension, HitFilter, SearchOptions, Seed};
 use warpalign::Error;
 
 /// The search's options, as LASTZ's option parser leaves them (its `control` and `seed` fields named below).
@@ -98,6 +98,7 @@ fn options_of(o: &WarpalignSearchOptions) -> warpalign::Result<(SearchOptions, S
         max_word_count: o.max_word_count,
         max_word_count_chasm: o.max_word_count_chasm,
         filter,
+        extension: Extension::XDrop,
     };
     let mut sub = Box::new([[0i32; 256]; 256]);
     // SAFETY: 256 x 256 readable scores (the caller's contract).

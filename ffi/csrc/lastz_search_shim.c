@@ -81,7 +81,7 @@ uint32_t warpalign_oracle_lastz_search
 
 	scoring = masked_hoxd70 ();
 
-	// set_up_hit_processor's gfexXDrop branch
+	// set_up_hit_processor's branches for process_for_simple_hit (gfexXDrop's sets every field the others do)
 	memset (&info, 0, sizeof(info));
 	info.hp.reporter         = collect;
 	info.hp.reporterInfo     = &c;
@@ -91,7 +91,7 @@ uint32_t warpalign_oracle_lastz_search
 	info.hp.maxTransversions = options->max_transversions;
 	info.hp.filterPattern    = (options->filter_cares_only)? hitSeed->pattern : NULL;
 	info.hp.charToBits       = nuc_to_bits;
-	info.hp.gfExtend         = gfexXDrop;
+	info.hp.gfExtend         = options->gf_extend;
 	info.hp.seq1             = &seq1;
 	info.hp.seq2             = &seq2;
 	info.hp.scoring          = scoring;

@@ -1,6 +1,7 @@
 /* The oracle's entry into LASTZ 1.04.52's HSP search (see lastz_search_shim.c): the target's position
  * table (build_seed_position_table) and one seed_hit_search over one query strand, with the hit processor
- * LASTZ picks by default (process_for_simple_hit, x-drop extension). What bindgen binds: only this header. */
+ * LASTZ picks by default (process_for_simple_hit, by default with x-drop extension). What bindgen binds: only
+ * this header. */
 #ifndef WARPALIGN_LASTZ_SEARCH_SHIM_H
 #define WARPALIGN_LASTZ_SEARCH_SHIM_H
 #include <stdint.h>
@@ -28,11 +29,14 @@ typedef struct warpalign_oracle_lastz_search_options {
 	                                * filter), maxTransversions (-1: any), filterCaresOnly */
 	int32_t     max_transversions;
 	int32_t     filter_cares_only;
+	int32_t     gf_extend;         /* gfExtend: -1 x-drop (--xdrop), 0 exact match (--exact=<hsp_threshold>), -2 none
+	                                * (--noxdrop with gapped extension: process_for_simple_hit's branch) */
 } warpalign_oracle_lastz_search_options;
 
 /* Builds the position table of target[0..tlen) once and searches each query strand against it in turn,
  * as LASTZ searches the strands of its queries (selfCompare off, no band, no search limit): queries[k] has
- * qlens[k] bytes (> 0). Sequences are bytes as LASTZ holds them (case kept); scoring is HOXD70 as LASTZ
+ * qlens[k] bytes (> 0), and like the target a NUL after them (LASTZ's sequences end in one, which the exact
+ * match extension reads). Sequences are bytes as LASTZ holds them (case kept); scoring is HOXD70 as LASTZ
  * builds it, through masked_score_set (lowercase and N penalized), as the hit processor gets it. Returns
  * the number of HSPs; *hsps (malloc'ed, free with warpalign_oracle_lastz_free; NULL when none) holds them
  * query by query, each query's in the order LASTZ collects them, and counts[k] is query k's number.

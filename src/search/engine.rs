@@ -253,14 +253,17 @@ impl<'a> SearchEngine<'a> {
             engine,
             gpu: None,
         };
-        if let Some(rt) = e.engine.gpu() {
-            match super::gpu::DeviceTable::upload(&rt, &e) {
-                Ok(t) => {
-                    e.gpu = Some(t);
-                    // (tens of MB that the host would hold beside the tool's own table)
-                    e.index = OnceLock::new();
+        // the kernels extend by x-drop only
+        if options.extension == super::Extension::XDrop {
+            if let Some(rt) = e.engine.gpu() {
+                match super::gpu::DeviceTable::upload(&rt, &e) {
+                    Ok(t) => {
+                        e.gpu = Some(t);
+                        // (tens of MB that the host would hold beside the tool's own table)
+                        e.index = OnceLock::new();
+                    }
+                    Err(err) => crate::engine::gpu_failed_notice(&err),
                 }
-                Err(err) => crate::engine::gpu_failed_notice(&err),
             }
         }
         e

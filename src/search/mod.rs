@@ -5,7 +5,7 @@
 //! For now this is the CPU twin of the path LASTZ takes by default: a strict seed (`--seed=12of19`,
 //! `14of22`, `match<N>` or a pattern of 1s and 0s, up to 28 bits so no bits are resolved), `--transition`
 //! none/one/two, `--step`, `--maxwordcount=<limit>[,<chasm>]`, the hit processor `process_for_simple_hit`
-//! with `--filter` and x-drop extension (`--xdrop`), the entropy adjustment (`--[no]entropy`) and a fixed `--hspthresh`;
+//! with `--filter` and x-drop extension (`--xdrop`; the twin also `--exact` and `--noxdrop`), the entropy adjustment (`--[no]entropy`) and a fixed `--hspthresh`;
 //! no `--self`, no band, no search limit. It is checked HSP by HSP against upstream's own functions (`ffi`, tests/search).
 //!
 //! # Sequences
@@ -54,6 +54,21 @@ pub struct SearchOptions {
     pub max_word_count_chasm: u32,
     /// `--filter`: seed hits are counted before extension.
     pub filter: Option<HitFilter>,
+    /// How a seed hit is extended without gaps (`--xdrop`, `--exact`, `--noxdrop`).
+    pub extension: Extension,
+}
+
+/// `gfExtend`, the gap-free extension of `process_for_simple_hit`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Extension {
+    /// x-drop extension scored by the matrix (`--xdrop`, the default), then the entropy adjustment and
+    /// `--hspthresh`.
+    XDrop,
+    /// `--exact=<length>`: the hit, if it is an exact match, extended both ways while the bases match; kept
+    /// when at least `hsp_threshold` bases long, with its length as its score.
+    Exact,
+    /// `--noxdrop` with gapped extension: the seed hit itself, score 0.
+    None,
 }
 
 /// `--filter=[<transversions>,]<matches>` and `--filter=cares:[<transversions>,]<matches>`.
@@ -80,6 +95,7 @@ impl SearchOptions {
             max_word_count: 0,
             max_word_count_chasm: 0,
             filter: None,
+            extension: Extension::XDrop,
         }
     }
 }

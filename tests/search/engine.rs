@@ -5,11 +5,11 @@
 //! each random family as the twin's tests), `WARPALIGN_SEARCH_SEED`.
 
 use crate::common::{env_u64, failing_cases, pick, Rng};
-use crate::oracle::{collision_pair, compare, random_options, random_pair, rev_comp, twin};
+use crate::oracle::{collision_pair, compare, random_options, random_other_extension, random_pair, rev_comp, twin};
 use crate::real::{for_each_genome_pair, genome_option_sets};
 use warpalign::search::twin::pos_table::PosTable;
 use warpalign::search::twin::scoring::ScoreMatrix;
-use warpalign::search::{Hsp, SearchConfig, SearchEngine, SearchOptions, Seed, SeedIndex};
+use warpalign::search::{Extension, Hsp, SearchConfig, SearchEngine, SearchOptions, Seed, SeedIndex};
 use warpalign::Engine;
 
 /// Configurations that put chunk and block boundaries between most positions, and a default-sized one.
@@ -71,13 +71,23 @@ fn gpu_default_only() -> bool {
 }
 
 /// Each random pair of `gen` (fixed seeds), both strands, twin vs the engine under `random_configs`.
-pub fn family_vs_twin(what: &str, n: u64, seed: u64, gen: fn(&mut Rng) -> (Vec<u8>, Vec<u8>), engine: &Engine, gpu: bool) {
+pub type OptionsGen = fn(&mut Rng, usize) -> (String, SearchOptions);
+
+pub fn family_vs_twin(
+    what: &str,
+    n: u64,
+    seed: u64,
+    gen: fn(&mut Rng) -> (Vec<u8>, Vec<u8>),
+    options: OptionsGen,
+    engine: &Engine,
+    gpu: bool,
+) {
     let scoring = ScoreMatrix::masked_hoxd70();
     let hsps = std::sync::atomic::AtomicU64::new(0);
     let bad = failing_cases(n, |i| {
         let mut rng = Rng::for_case(seed, i);
         let (t, q) = gen(&mut rng);
-        let (pattern, o) = random_options(&mut rng, t.len());
+        let (pattern, o) = options(&mut rng, t.len());
         let mut configs = random_configs(&mut rng);
         if gpu {
             // (a launch per chunk: blocks and chunks of a few positions took the device calls' whole time;
@@ -107,13 +117,20 @@ pub fn family_vs_twin(what: &str, n: u64, seed: u64, gen: fn(&mut Rng) -> (Vec<u
 #[test]
 fn random_pairs_engine_vs_twin() {
     let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 4;
-    family_vs_twin("random pairs", n, env_u64("WARPALIGN_SEARCH_SEED", 23) + 10, random_pair, &Engine::cpu(), false);
+    family_vs_twin("random pairs", n, env_u64("WARPALIGN_SEARCH_SEED", 23) + 10, random_pair, random_options, &Engine::cpu(), false);
+}
+
+/// `--exact` and `--noxdrop` (the engine's CPU path; its kernels extend by x-drop only).
+#[test]
+fn other_extensions_engine_vs_twin() {
+    let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 8;
+    family_vs_twin("pairs, other extensions", n, env_u64("WARPALIGN_SEARCH_SEED", 23) + 12, random_pair, random_other_extension, &Engine::cpu(), false);
 }
 
 #[test]
 fn hash_collisions_engine_vs_twin() {
     let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 4;
-    family_vs_twin("collision pairs", n, env_u64("WARPALIGN_SEARCH_SEED", 23) + 11, collision_pair, &Engine::cpu(), false);
+    family_vs_twin("collision pairs", n, env_u64("WARPALIGN_SEARCH_SEED", 23) + 11, collision_pair, random_options, &Engine::cpu(), false);
 }
 
 /// The index built straight from the target (the default, no `--maxwordcount`) against the one read off the
@@ -147,7 +164,9 @@ fn index_without_the_table_vs_the_tables() {
 pub fn genomes_vs_twin(engine: &Engine, gpu: bool) {
     use rayon::prelude::*;
     let scoring = ScoreMatrix::masked_hoxd70();
-    let sets = genome_option_sets();
+    let mut sets = genome_option_sets();
+    // the kernels extend by x-drop only
+    sets.retain(|(_, o, _)| !gpu || o.extension == Extension::XDrop);
     let config = SearchConfig { block_positions: 100_000, max_hits: 50_000, ..SearchConfig::with_threads(3) };
     let mut hsps = 0;
     let pairs = for_each_genome_pair(|tf, qf, target, strands| {

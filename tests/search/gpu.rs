@@ -6,7 +6,7 @@
 
 use crate::common::{env_u64, Rng};
 use crate::engine::{engine_run, family_vs_twin, genomes_vs_twin};
-use crate::oracle::{collision_pair, random_pair, twin};
+use crate::oracle::{collision_pair, random_options, random_pair, twin};
 use std::time::Instant;
 use warpalign::search::twin::scoring::ScoreMatrix;
 use warpalign::search::{SearchConfig, SearchEngine, SearchOptions, SeedIndex};
@@ -26,14 +26,14 @@ fn gpu_engine() -> Option<Engine> {
 fn gpu_random_pairs_vs_twin() {
     let Some(engine) = gpu_engine() else { return };
     let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 4;
-    family_vs_twin("GPU random pairs", n, env_u64("WARPALIGN_SEARCH_SEED", 23) + 20, random_pair, &engine, true);
+    family_vs_twin("GPU random pairs", n, env_u64("WARPALIGN_SEARCH_SEED", 23) + 20, random_pair, random_options, &engine, true);
 }
 
 #[test]
 fn gpu_hash_collisions_vs_twin() {
     let Some(engine) = gpu_engine() else { return };
     let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 4;
-    family_vs_twin("GPU collision pairs", n, env_u64("WARPALIGN_SEARCH_SEED", 23) + 21, collision_pair, &engine, true);
+    family_vs_twin("GPU collision pairs", n, env_u64("WARPALIGN_SEARCH_SEED", 23) + 21, collision_pair, random_options, &engine, true);
 }
 
 #[test]

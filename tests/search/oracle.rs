@@ -7,12 +7,17 @@ use crate::common::{env_u64, failing_cases, pick, Rng};
 use std::ffi::CString;
 use warpalign::search::twin::pos_table::PosTable;
 use warpalign::search::twin::scoring::ScoreMatrix;
-use warpalign::search::{self, HitFilter, Hsp, SearchOptions, Seed};
+use warpalign::search::{self, Extension, HitFilter, Hsp, SearchOptions, Seed};
 use warpalign_ffi::lastz as lz;
 
 /// Upstream's search of each query strand against `target` (one table): each strand's HSPs.
 pub fn oracle(target: &[u8], queries: &[&[u8]], pattern: &str, o: &SearchOptions) -> Vec<Vec<Hsp>> {
     let seed = CString::new(pattern).unwrap();
+    // as LASTZ holds them: a NUL after each sequence
+    let with_nul = |s: &[u8]| s.iter().copied().chain([0]).collect::<Vec<u8>>();
+    let target = with_nul(target);
+    let target = &target[..target.len() - 1];
+    let queries: Vec<Vec<u8>> = queries.iter().map(|q| with_nul(q)).collect();
     let opts = lz::warpalign_oracle_lastz_search_options {
         seed: seed.as_ptr(),
         with_trans: o.with_trans as i32,
@@ -25,9 +30,14 @@ pub fn oracle(target: &[u8], queries: &[&[u8]], pattern: &str, o: &SearchOptions
         min_matches: o.filter.map_or(-1, |f| f.min_matches),
         max_transversions: o.filter.map_or(-1, |f| f.max_transversions),
         filter_cares_only: o.filter.is_some_and(|f| f.cares_only) as i32,
+        gf_extend: match o.extension {
+            Extension::XDrop => -1,
+            Extension::Exact => 0,
+            Extension::None => -2,
+        },
     };
     let ptrs: Vec<*const u8> = queries.iter().map(|q| q.as_ptr()).collect();
-    let lens: Vec<u32> = queries.iter().map(|q| q.len() as u32).collect();
+    let lens: Vec<u32> = queries.iter().map(|q| q.len() as u32 - 1).collect();
     let mut counts = vec![0u32; queries.len()];
     let mut out: *mut lz::warpalign_oracle_lastz_hsp = std::ptr::null_mut();
     unsafe {
@@ -115,6 +125,7 @@ pub fn options(
         max_word_count: 0,
         max_word_count_chasm: 0,
         filter: None,
+        extension: Extension::XDrop,
     };
     (pattern.to_string(), o)
 }
@@ -287,6 +298,44 @@ fn random_pairs_twin_vs_oracle() {
     assert!(bad.is_empty(), "{} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
 }
 
+
+/// Options of `random_options` with the other gap-free extensions: `--exact=<length>` (its length from the
+/// seed's to 3 times it, or now and then 1), or `--noxdrop` with gapped extension (on small targets: every
+/// seed hit is an HSP).
+pub fn random_other_extension(rng: &mut Rng, target_len: usize) -> (String, SearchOptions) {
+    let (pattern, mut o) = random_options(rng, target_len);
+    if target_len < 20_000 && rng.chance(0.3) {
+        o.extension = Extension::None;
+    } else {
+        o.extension = Extension::Exact;
+        let len = o.seed.length as i64;
+        o.hsp_threshold = if rng.chance(0.05) { 1 } else { rng.range(len, 3 * len) as i32 };
+    }
+    (pattern, o)
+}
+
+/// `--exact` and `--noxdrop`: random pairs and collision pairs, twin vs oracle.
+#[test]
+fn other_extensions_twin_vs_oracle() {
+    let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 2;
+    let seed = env_u64("WARPALIGN_SEARCH_SEED", 23) + 2;
+    let scoring = ScoreMatrix::masked_hoxd70();
+    let hsps = std::sync::atomic::AtomicU64::new(0);
+    let bad = failing_cases(n, |i| {
+        let mut rng = Rng::for_case(seed, i);
+        let (t, q) = if i % 4 == 3 { collision_pair(&mut rng) } else { random_pair(&mut rng) };
+        let (pattern, o) = random_other_extension(&mut rng, t.len());
+        let rc = rev_comp(&q);
+        let strands: [&[u8]; 2] = [&q, &rc];
+        let (tw, or) = (twin(&t, &strands, &o, &scoring), oracle(&t, &strands, &pattern, &o));
+        hsps.fetch_add((or[0].len() + or[1].len()) as u64, std::sync::atomic::Ordering::Relaxed);
+        (0..2).find_map(|k| compare(&tw[k], &or[k])).map(|why| {
+            format!("case {i} (seed {seed}; target {} bp, query {} bp, seed {pattern}, {o:?}): {why}", t.len(), q.len())
+        })
+    });
+    eprintln!("{n} pairs with --exact or --noxdrop (both strands), {} HSPs compared", hsps.into_inner());
+    assert!(bad.is_empty(), "{} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
+}
 
 /// A pair for the diagonal hash's collisions: copies of a piece 65,536 x k (+ a small shift) apart in the
 /// target and a mutated copy in the query.

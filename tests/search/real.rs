@@ -6,7 +6,7 @@ use crate::common::tools::data_dir;
 use crate::oracle::{compare, options, oracle, rev_comp, twin};
 use std::path::Path;
 use warpalign::search::twin::scoring::ScoreMatrix;
-use warpalign::search::{HitFilter, SearchOptions, Seed};
+use warpalign::search::{Extension, HitFilter, SearchOptions, Seed};
 
 /// The records of a FASTA file (gzip'ed or not): header-less sequences, bytes as in the file.
 fn read_fasta(path: &Path) -> Vec<Vec<u8>> {
@@ -84,6 +84,7 @@ pub fn genome_option_sets() -> Vec<(String, SearchOptions, TargetForm)> {
         options(Seed::PATTERN_12OF19, 1, 1, 910, 3000, true), // --filter=2,14 (set below)
         options(Seed::PATTERN_12OF19, 1, 1, 910, 3000, true), // a soft-masked target (set below)
         options(Seed::PATTERN_12OF19, 1, 1, 910, 3000, true), // target[100..600] of 1,000 (set below)
+        options(Seed::PATTERN_12OF19, 1, 1, 910, 30, true),   // --exact=30 (set below)
     ];
     sets[6].1.max_word_count = 4;
     (sets[7].1.max_word_count, sets[7].1.max_word_count_chasm) = (2, 40);
@@ -92,6 +93,7 @@ pub fn genome_option_sets() -> Vec<(String, SearchOptions, TargetForm)> {
     sets[15].1.max_word_count = 1;
     (sets[16].1.max_word_count, sets[16].1.max_word_count_chasm) = (10, 100);
     sets[17].1.filter = Some(HitFilter { min_matches: 14, max_transversions: 2, cares_only: false });
+    sets[20].1.extension = Extension::Exact;
     let forms = |i: usize| match i {
         18 => TargetForm::SoftMasked(5000),
         19 => TargetForm::Subrange(100, 600),

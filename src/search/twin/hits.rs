@@ -1,12 +1,13 @@
 //! seed_search.c's `seed_hit_search` (`private_hit_search`, `find_table_matches`) with the hit processor
 //! LASTZ uses by default, `process_for_simple_hit`, its `filter_seed_hit_by_subs` and
-//! `xdrop_extend_seed_hit`; diag_hash.c's hashed diagonals. The hash keeps one end per diagonal modulo
+//! `xdrop_extend_seed_hit` (or `match_extend_seed_hit` for `--exact`, or none for `--noxdrop`);
+//! diag_hash.c's hashed diagonals. The hash keeps one end per diagonal modulo
 //! 65,536: diagonals that collide share it, as in LASTZ (a hit can be dropped, or a left extension
 //! stopped, by another diagonal's extension).
 
 use super::pos_table::{upper_nuc_to_bits, PosTable, NO_PREVIOUS};
 use super::scoring::{entropy, ScoreMatrix};
-use crate::search::{HitFilter, Hsp, SearchOptions};
+use crate::search::{Extension, HitFilter, Hsp, SearchOptions};
 
 /// `diagHashSize` (the default build's).
 pub const DIAG_HASH_SIZE: u32 = 65536;
@@ -121,8 +122,8 @@ pub struct Extended {
 }
 
 impl HitProcessor<'_> {
-    /// `process_for_simple_hit` (no position filter, x-drop extension) of the hit ending at `(pos1, pos2)`
-    /// (seed-long), `diag_end` being `diagEnd[]` of its hashed diagonal: the only state it reads and writes.
+    /// `process_for_simple_hit` (no position filter) of the hit ending at `(pos1, pos2)` (seed-long),
+    /// `diag_end` being `diagEnd[]` of its hashed diagonal: the only state it reads and writes.
     pub fn simple_hit(&self, diag_end: &mut u32, pos1: u32, pos2: u32) -> Option<Hsp> {
         let length = self.options.seed.length;
         if *diag_end == INACTIVE {
@@ -137,7 +138,80 @@ impl HitProcessor<'_> {
                 return None;
             }
         }
-        self.threshold(self.xdrop_extend(diag_end, pos1, pos2))
+        match self.options.extension {
+            Extension::XDrop => self.threshold(self.xdrop_extend(diag_end, pos1, pos2)),
+            Extension::Exact => self.match_extend(diag_end, pos1, pos2, length),
+            Extension::None => {
+                *diag_end = pos2;
+                Some(Hsp { pos1: pos1 - length, pos2: pos2 - length, length, score: 0 })
+            }
+        }
+    }
+
+    /// `match_extend_seed_hit`: a hit that is not an exact match (any byte but ACGT in either case counts as a
+    /// mismatch) is dropped, `diag_end` raised to its rightmost mismatch; else it is extended left (to this
+    /// hashed diagonal's last end at most) and right while the bases match and neither is NUL (LASTZ's
+    /// sequences end in one), `diag_end` raised to where the right extension stopped, and kept when at least
+    /// `hsp_threshold` long, scoring its length.
+    fn match_extend(&self, diag_end: &mut u32, pos1: u32, pos2: u32, length: u32) -> Option<Hsp> {
+        let (t, q) = (self.target, self.query);
+        // LASTZ's byte at i: its sequence with the NUL after its end
+        let at = |s: &[u8], i: i64| if (i as usize) < s.len() { s[i as usize] } else { 0 };
+        let same = |a: u8, b: u8| matches!((nuc_to_bits(a), nuc_to_bits(b)), (Some(x), Some(y)) if x == y);
+        let diag = pos1 as i64 - pos2 as i64;
+        let raise = |diag_end: &mut u32, extent: u32| {
+            if extent > *diag_end {
+                *diag_end = extent;
+            }
+        };
+        // the hit itself, from its right end
+        for k in 1..=length as i64 {
+            let (s1, s2) = (pos1 as i64 - k, pos2 as i64 - k);
+            if !same(t[s1 as usize], q[s2 as usize]) {
+                raise(diag_end, s2 as u32);
+                return None;
+            }
+        }
+        // left, from the hit's start: the first mismatch, or just left of the stop
+        let block2 = *diag_end as i64;
+        let stop = if block2 + diag > 0 { block2 + diag } else { 0 };
+        let (mut s1, mut s2) = (pos1 as i64 - length as i64, pos2 as i64 - length as i64);
+        if s1 < stop {
+            s1 -= 1;
+        } else {
+            while s1 >= stop {
+                if s1 == stop {
+                    s1 -= 1;
+                    break;
+                }
+                s1 -= 1;
+                s2 -= 1;
+                let (n1, n2) = (at(t, s1), at(q, s2));
+                if n1 == 0 || n2 == 0 || !same(n1, n2) {
+                    break;
+                }
+            }
+        }
+        let left = s1;
+        // right, from the hit's end: the first mismatch, or the stop
+        let block2 = q.len() as i64;
+        let stop = if t.len() as i64 <= block2 + diag { t.len() as i64 } else { block2 + diag };
+        let (mut s1, mut s2) = (pos1 as i64 - 1, pos2 as i64 - 1);
+        while s1 < stop {
+            s1 += 1;
+            s2 += 1;
+            let (n1, n2) = (at(t, s1), at(q, s2));
+            if n1 == 0 || n2 == 0 || !same(n1, n2) {
+                break;
+            }
+        }
+        let right = s1;
+        raise(diag_end, (right - diag) as u32);
+        let length = (right - (left + 1)) as u32;
+        if length < self.options.hsp_threshold as u32 {
+            return None;
+        }
+        Some(Hsp { pos1: (left + 1) as u32, pos2: (left + 1 - diag) as u32, length, score: length as i32 })
     }
 
     /// `filter_seed_hit_by_subs`: whether the hit `[pos - length, pos)` has too few matches or too many
