@@ -104,16 +104,11 @@ __device__ __forceinline__ void band(int r, int qlen, int tlen, int w, int &st0,
 	en0 = en;
 }
 
-// 4 int8 lanes per word: byte k sign-extended, and 4 bytes packed
+// 4 int8 lanes per word: byte k sign-extended, and 4 bytes packed (the cells' update itself: ksw_lanes.cuh)
 __device__ __forceinline__ int sx(unsigned w, int k) { return (int)(i8)(u8)(w >> (8 * k)); }
 __device__ __forceinline__ unsigned pack4(int a, int b, int c, int d)
 {
 	return __byte_perm(__byte_perm((unsigned)a, (unsigned)b, 0x0040), __byte_perm((unsigned)c, (unsigned)d, 0x0040), 0x5410);
-}
-// w with byte k (a constant) replaced by the low byte of v
-__device__ __forceinline__ unsigned put(unsigned w, int v, int k)
-{
-	return __byte_perm(w, (unsigned)v, k == 0 ? 0x3214 : k == 1 ? 0x3240 : k == 2 ? 0x3410 : 0x4210);
 }
 // bytes [lo, hi) of a word set, lo and hi clamped to [0, 4]
 __device__ __forceinline__ unsigned bytes_mask(int lo, int hi)
@@ -123,16 +118,6 @@ __device__ __forceinline__ unsigned bytes_mask(int lo, int hi)
 	if (lo >= hi) return 0;
 	const unsigned up = hi >= 4 ? 0xffffffffu : (1u << (8 * hi)) - 1;
 	return up & ~((1u << (8 * lo)) - 1);
-}
-
-// One candidate of a cell's max, in ksw2's order: MODE 1 (left-aligned) keeps the first of equal scores'
-// directions, MODE 2 (right-aligned) the last; MODE 0 (score only) keeps no direction.
-template <int MODE>
-__device__ __forceinline__ void take(int &z, int &d, int c, int dir)
-{
-	if (MODE == 1) d = c > z ? dir : d;
-	else if (MODE == 2) d = z > c ? d : dir;
-	z = max(z, c);
 }
 
 template <int MODE, bool SPL>
@@ -151,6 +136,7 @@ __device__ __forceinline__ void dp_job(const KswParams *__restrict__ P, const i8
 	const unsigned m14 = (u8)(m - 1) * 0x01010101u, mch4 = (u8)mch * 0x01010101u, mis4 = (u8)sc_mis * 0x01010101u,
 	               scn4 = (u8)sc_n * 0x01010101u;
 	const bool approx = (flag & F_APPROX_MAX) != 0, generic = (flag & F_GENERIC_SC) != 0;
+	const LaneConsts lk = {mch4, (u8)q * 0x01010101u, (u8)q2 * 0x01010101u, (u8)qe * 0x01010101u, (u8)qe2 * 0x01010101u};
 	const int sf_off = 0, qr_off = tt16, wm = W - 1;
 	const int don_off = P->sig, acc_off = don_off + tt16;
 
@@ -265,53 +251,8 @@ __device__ __forceinline__ void dp_job(const KswParams *__restrict__ P, const i8
 			const unsigned x2w = __funnelshift_l(x2p, fresh ? nqe24 : X2r[wi], 8);
 			const unsigned vw = __funnelshift_l(vp, fresh ? nqe4 : Vr[wi], 8);
 
-			unsigned uwn = 0, vwn = 0, xwn = 0, ywn = 0, x2wn = 0, y2wn = 0, dwn = 0;
-#pragma unroll
-			for (int k = 0; k < 4; ++k) {
-				int z = sx(sw, k);
-				const int xt1 = sx(xw, k), x2t1 = sx(x2w, k), vt1 = sx(vw, k);
-				const int uo = sx(uw, k), yo = sx(yw, k), y2o = sx(y2w, k);
-				int a = w8(xt1 + vt1), bb = w8(yo + uo), a2 = w8(x2t1 + vt1), b2 = w8(y2o + uo);
-				int d = 0;
-				if (SPL) {
-					const int don = sx(donw, k), a2a = w8(a2 + sx(accw, k));
-					take<MODE>(z, d, a, 1);
-					take<MODE>(z, d, bb, 2);
-					take<MODE>(z, d, a2a, 3);
-					const int tq = w8(z - q);
-					a = w8(a - tq);
-					bb = w8(bb - tq);
-					a2 = w8(a2 - w8(z - q2));
-					if (MODE == 1) d |= (a > 0) << 3 | (bb > 0) << 4 | (a2 > don) << 5;
-					else if (MODE == 2) d |= (a >= 0) << 3 | (bb >= 0) << 4 | (a2 >= don) << 5;
-					uwn = put(uwn, z - vt1, k);
-					vwn = put(vwn, z - uo, k);
-					xwn = put(xwn, max(a, 0) - qe, k);
-					ywn = put(ywn, max(bb, 0) - qe, k);
-					x2wn = put(x2wn, max(a2, don) - q2, k);
-					dwn = put(dwn, d, k);
-					continue;
-				}
-				take<MODE>(z, d, a, 1);
-				take<MODE>(z, d, bb, 2);
-				take<MODE>(z, d, a2, 3);
-				take<MODE>(z, d, b2, 4);
-				z = min(z, mch);
-				const int tq = w8(z - q), tq2 = w8(z - q2);
-				a = w8(a - tq);
-				bb = w8(bb - tq);
-				a2 = w8(a2 - tq2);
-				b2 = w8(b2 - tq2);
-				if (MODE == 1) d |= (a > 0) << 3 | (bb > 0) << 4 | (a2 > 0) << 5 | (b2 > 0) << 6;
-				else if (MODE == 2) d |= (a >= 0) << 3 | (bb >= 0) << 4 | (a2 >= 0) << 5 | (b2 >= 0) << 6;
-				uwn = put(uwn, z - vt1, k);
-				vwn = put(vwn, z - uo, k);
-				xwn = put(xwn, max(a, 0) - qe, k);
-				ywn = put(ywn, max(bb, 0) - qe, k);
-				x2wn = put(x2wn, max(a2, 0) - qe2, k);
-				y2wn = put(y2wn, max(b2, 0) - qe2, k);
-				dwn = put(dwn, d, k);
-			}
+			const LaneCells c = lanes_cells(MODE, SPL, sw, xw, x2w, vw, uw, yw, y2w, donw, accw, &lk);
+			const unsigned uwn = c.u, vwn = c.v, xwn = c.x, ywn = c.y, x2wn = c.x2, y2wn = c.y2, dwn = c.d;
 			U[wi] = uwn;
 			Y[wi] = ywn;
 			if (!SPL) Y2[wi] = y2wn;

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 /// each starts with `kernels/common.cuh`.
 pub const KERNELS: &[(&str, &str)] = &[
     ("pack", concat!(include_str!("../../kernels/common.cuh"), include_str!("../../kernels/pack.cu"))),
-    ("ksw", concat!(include_str!("../../kernels/common.cuh"), include_str!("../../kernels/ksw.cu"))),
+    ("ksw", concat!(include_str!("../../kernels/common.cuh"), include_str!("../../kernels/ksw_lanes.cuh"), include_str!("../../kernels/ksw.cu"))),
     ("chain_dp", concat!(include_str!("../../kernels/common.cuh"), include_str!("../../kernels/chain_dp.cu"))),
     ("ydrop_one_sided", concat!(include_str!("../../kernels/common.cuh"), include_str!("../../kernels/ydrop_one_sided.cu"))),
     ("seed", concat!(include_str!("../../kernels/common.cuh"), include_str!("../../kernels/seed.cu"))),

@@ -14,7 +14,7 @@
 //! memory budget) run on the twin, on the CPU, while the GPU works.
 //!
 //! `WARPALIGN_KSW_GPU_THREADS` caps the block size (32..=1024, multiple of 32; default 1024);
-//! `WARPALIGN_KSW_GPU_CELLS` sets the window cells per thread (4..=64, power of two; default 8);
+//! `WARPALIGN_KSW_GPU_CELLS` sets the window cells per thread (4..=64, power of two; default 16);
 //! `WARPALIGN_KSW_GPU_PROFILE=1` prints each launch's size, kernel times and host phases, and each batch's
 //! prepare step, on stderr;
 //! `WARPALIGN_KSW_GPU_MEM_MB` caps the device memory one call uses (default: half of the free memory);
@@ -295,7 +295,7 @@ fn batch_gpu<J: GpuJob>(rt: &GpuRuntime, jobs: &[J], results: &mut [KswResult]) 
     }
     let budget = rt.memory_budget(&env::KSW_GPU_MEM_MB)?;
     let cap = env::KSW_GPU_THREADS.get().unwrap_or(1024);
-    let cells = env::KSW_GPU_CELLS.get().unwrap_or(8);
+    let cells = env::KSW_GPU_CELLS.get().unwrap_or(16);
     let cfg = Cfg { cap, cells, profile: env::KSW_GPU_PROFILE.get().unwrap_or(false) };
     let k = kernels(rt, J::SPLICE)?;
 

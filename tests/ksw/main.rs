@@ -10,6 +10,7 @@ mod check;
 mod dumps;
 mod engine;
 mod gpu;
+mod lanes;
 mod twin_extd2;
 mod twin_exts2;
 mod twin_extz2;
