@@ -55,6 +55,7 @@ static void map_batch(const pipeline_t *p, step_t *s) // kt_for over the fragmen
 		return;
 	}
 	free(frag_len);
+	if (mmw_trace_on()) fprintf(stderr, "[warpalign %.3f] waited %.3f s for the part's seeds\n", t1 - mm_realtime0, t1 - t0);
 	do {
 		kt_for(p->n_threads, worker_for, s, s->n_frag);
 		for (i = 0; i < s->n_seq; ++i) { // a record pass's output

@@ -493,11 +493,13 @@ int mmw_reads_end(void)
 }
 
 /* minimap2's pipeline threads (kt_pipeline): 2 unless -2 asks for 3. While speculating, a batch's output
- * step also runs its final pass, long enough that with 2 threads the next batch is read only once it is
- * done, leaving a gap before that batch is mapped; a third thread reads meanwhile, as with -2. */
+ * step also waits for its last GPU work and runs its final pass, and a part is seeded on the GPU from its
+ * reading on: with 3 threads the part after the one being mapped was read only once the output step before
+ * ended, and its mapping then waited 20-40 ms for its seeds (E. coli, 8 Mb parts of UL reads, -c). A fourth
+ * thread reads two parts ahead of the mapping, so that their seeds are ready when it reaches them. */
 int mmw_pipeline_threads(const mm_mapopt_t *opt, int n_threads, int upstream)
 {
-	return n_threads > 1 && upstream < 3 && !opt->split_prefix && mmw_may_speculate(opt)? 3 : upstream;
+	return n_threads > 1 && upstream < 4 && !opt->split_prefix && mmw_may_speculate(opt)? 4 : upstream;
 }
 
 static __thread struct { /* the fragment this thread is mapping in a batched pass */
