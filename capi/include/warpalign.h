@@ -351,6 +351,17 @@ typedef struct warpalign_search_options {
   int32_t filter_max_transversions;
   int32_t filter_cares_only;
   /**
+   * `gfExtend`, the gap-free extension of each seed hit: 0 x-drop (`gfexXDrop`, `--xdrop`; zeroed options
+   * ask for it), 1 exact match (`gfexExact`, `--exact=<hsp_threshold>`), 2 at most `mismatches`
+   * mismatches (`gfexMismatch_min..max`, `--mismatch=<mismatches>,<hsp_threshold>`), 3 none (`gfexNoExtend`,
+   * `--nogfextend` with the gapped stage: each seed hit an HSP of score 0).
+   */
+  uint32_t extension;
+  /**
+   * With extension 2: 1 to 50.
+   */
+  uint32_t mismatches;
+  /**
    * `maskedScoring->sub`: 256 x 256 scores, `[target byte][query byte]`, row after row.
    */
   const int32_t *scores;

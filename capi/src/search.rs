@@ -1,4 +1,4 @@
-//! C entry points of the search engine: LASTZ's HSP search (seed hits and their x-drop extension) for the
+//! C entry points of the search engine: LASTZ's HSP search (seed hits and their gap-free extension) for the
 //! options warpalign covers (docs/search.md), one target at a time, one query strand per call.
 
 use crate::{clear_last_error, guard, quiet, WarpalignStatus};
@@ -34,6 +34,13 @@ pub struct WarpalignSearchOptions {
     pub filter_min_matches: i32,
     pub filter_max_transversions: i32,
     pub filter_cares_only: i32,
+    /// `gfExtend`, the gap-free extension of each seed hit: 0 x-drop (`gfexXDrop`, `--xdrop`; zeroed options
+    /// ask for it), 1 exact match (`gfexExact`, `--exact=<hsp_threshold>`), 2 at most `mismatches`
+    /// mismatches (`gfexMismatch_min..max`, `--mismatch=<mismatches>,<hsp_threshold>`), 3 none (`gfexNoExtend`,
+    /// `--nogfextend` with the gapped stage: each seed hit an HSP of score 0).
+    pub extension: u32,
+    /// With extension 2: 1 to 50.
+    pub mismatches: u32,
     /// `maskedScoring->sub`: 256 x 256 scores, `[target byte][query byte]`, row after row.
     pub scores: *const i32,
 }
@@ -98,7 +105,13 @@ fn options_of(o: &WarpalignSearchOptions) -> warpalign::Result<(SearchOptions, S
         max_word_count: o.max_word_count,
         max_word_count_chasm: o.max_word_count_chasm,
         filter,
-        extension: Extension::XDrop,
+        extension: match (o.extension, o.mismatches) {
+            (0, _) => Extension::XDrop,
+            (1, _) => Extension::Exact,
+            (2, m @ 1..=50) => Extension::Mismatch(m as u8),
+            (3, _) => Extension::None,
+            (e, m) => return Err(bad(format!("extension {e} (mismatches {m}): expected 0 to 3, mismatches 1 to 50 with 2"))),
+        },
     };
     let mut sub = Box::new([[0i32; 256]; 256]);
     // SAFETY: 256 x 256 readable scores (the caller's contract).

@@ -5,7 +5,7 @@
 //! For now this is the CPU twin of the path LASTZ takes by default: a strict seed (`--seed=12of19`,
 //! `14of22`, `match<N>` or a pattern of 1s and 0s, up to 28 bits so no bits are resolved), `--transition`
 //! none/one/two, `--step`, `--maxwordcount=<limit>[,<chasm>]`, the hit processor `process_for_simple_hit`
-//! with `--filter` and x-drop extension (`--xdrop`; the twin also `--exact` and `--noxdrop`), the entropy adjustment (`--[no]entropy`) and a fixed `--hspthresh`;
+//! with `--filter` and x-drop extension (`--xdrop`; the twin also `--exact`, `--mismatch` and `--nogfextend`), the entropy adjustment (`--[no]entropy`) and a fixed `--hspthresh`;
 //! no `--self`, no band, no search limit. It is checked HSP by HSP against upstream's own functions (`ffi`, tests/search).
 //!
 //! # Sequences
@@ -54,7 +54,7 @@ pub struct SearchOptions {
     pub max_word_count_chasm: u32,
     /// `--filter`: seed hits are counted before extension.
     pub filter: Option<HitFilter>,
-    /// How a seed hit is extended without gaps (`--xdrop`, `--exact`, `--noxdrop`).
+    /// How a seed hit is extended without gaps (`--xdrop`, `--exact`, `--mismatch`, `--nogfextend`).
     pub extension: Extension,
 }
 
@@ -67,7 +67,11 @@ pub enum Extension {
     /// `--exact=<length>`: the hit, if it is an exact match, extended both ways while the bases match; kept
     /// when at least `hsp_threshold` bases long, with its length as its score.
     Exact,
-    /// `--noxdrop` with gapped extension: the seed hit itself, score 0.
+    /// `--mismatch=<M>,<length>` (M from 1 to 50): a hit with at most M mismatches, extended both ways to the
+    /// longest interval around it with M mismatches; kept when at least `hsp_threshold` bases long, with its
+    /// length as its score.
+    Mismatch(u8),
+    /// `--nogfextend` with gapped extension: the seed hit itself, score 0.
     None,
 }
 

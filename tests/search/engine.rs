@@ -120,7 +120,7 @@ fn random_pairs_engine_vs_twin() {
     family_vs_twin("random pairs", n, env_u64("WARPALIGN_SEARCH_SEED", 23) + 10, random_pair, random_options, &Engine::cpu(), false);
 }
 
-/// `--exact` and `--noxdrop` (the engine's CPU path; its kernels extend by x-drop only).
+/// `--exact` and `--nogfextend` (the engine's CPU path; its kernels extend by x-drop only).
 #[test]
 fn other_extensions_engine_vs_twin() {
     let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 8;

@@ -33,6 +33,7 @@ pub fn oracle(target: &[u8], queries: &[&[u8]], pattern: &str, o: &SearchOptions
         gf_extend: match o.extension {
             Extension::XDrop => -1,
             Extension::Exact => 0,
+            Extension::Mismatch(m) => m as i32,
             Extension::None => -2,
         },
     };
@@ -299,22 +300,26 @@ fn random_pairs_twin_vs_oracle() {
 }
 
 
-/// Options of `random_options` with the other gap-free extensions: `--exact=<length>` (its length from the
-/// seed's to 3 times it, or now and then 1), or `--noxdrop` with gapped extension (on small targets: every
-/// seed hit is an HSP).
+/// Options of `random_options` with the other gap-free extensions: `--exact=<length>` or
+/// `--mismatch=<M>,<length>` (M mostly 1 to 6, now and then up to 50; the length from the seed's to 3 times
+/// it, or now and then 1), or `--nogfextend` with gapped extension (on small targets: every seed hit is an HSP).
 pub fn random_other_extension(rng: &mut Rng, target_len: usize) -> (String, SearchOptions) {
     let (pattern, mut o) = random_options(rng, target_len);
-    if target_len < 20_000 && rng.chance(0.3) {
+    if target_len < 20_000 && rng.chance(0.2) {
         o.extension = Extension::None;
     } else {
-        o.extension = Extension::Exact;
+        o.extension = if rng.chance(0.5) {
+            Extension::Exact
+        } else {
+            Extension::Mismatch(if rng.chance(0.1) { rng.range(7, 50) } else { rng.range(1, 6) } as u8)
+        };
         let len = o.seed.length as i64;
         o.hsp_threshold = if rng.chance(0.05) { 1 } else { rng.range(len, 3 * len) as i32 };
     }
     (pattern, o)
 }
 
-/// `--exact` and `--noxdrop`: random pairs and collision pairs, twin vs oracle.
+/// `--exact`, `--mismatch` and `--nogfextend`: random pairs and collision pairs, twin vs oracle.
 #[test]
 fn other_extensions_twin_vs_oracle() {
     let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 2;
@@ -333,7 +338,7 @@ fn other_extensions_twin_vs_oracle() {
             format!("case {i} (seed {seed}; target {} bp, query {} bp, seed {pattern}, {o:?}): {why}", t.len(), q.len())
         })
     });
-    eprintln!("{n} pairs with --exact or --noxdrop (both strands), {} HSPs compared", hsps.into_inner());
+    eprintln!("{n} pairs with --exact, --mismatch or --nogfextend (both strands), {} HSPs compared", hsps.into_inner());
     assert!(bad.is_empty(), "{} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
 }
 

@@ -85,6 +85,7 @@ pub fn genome_option_sets() -> Vec<(String, SearchOptions, TargetForm)> {
         options(Seed::PATTERN_12OF19, 1, 1, 910, 3000, true), // a soft-masked target (set below)
         options(Seed::PATTERN_12OF19, 1, 1, 910, 3000, true), // target[100..600] of 1,000 (set below)
         options(Seed::PATTERN_12OF19, 1, 1, 910, 30, true),   // --exact=30 (set below)
+        options(Seed::PATTERN_12OF19, 1, 1, 910, 40, true),   // --mismatch=2,40 (set below)
     ];
     sets[6].1.max_word_count = 4;
     (sets[7].1.max_word_count, sets[7].1.max_word_count_chasm) = (2, 40);
@@ -94,6 +95,7 @@ pub fn genome_option_sets() -> Vec<(String, SearchOptions, TargetForm)> {
     (sets[16].1.max_word_count, sets[16].1.max_word_count_chasm) = (10, 100);
     sets[17].1.filter = Some(HitFilter { min_matches: 14, max_transversions: 2, cares_only: false });
     sets[20].1.extension = Extension::Exact;
+    sets[21].1.extension = Extension::Mismatch(2);
     let forms = |i: usize| match i {
         18 => TargetForm::SoftMasked(5000),
         19 => TargetForm::Subrange(100, 600),

@@ -79,8 +79,9 @@ static void lzw_search_report (void)
 
 // lzw_search_covers_params--
 //	Whether the run's parameters let warpalign's search reproduce upstream's:
-//	the simple hit processor with x-drop extension and a fixed threshold
-//	(no twins, no recovered hits), a strict seed of at most 28 bits,
+//	the simple hit processor with its gap-free extension (x-drop, exact
+//	match, mismatches or none) and a fixed threshold (no twins, no recovered
+//	hits), a strict seed of at most 28 bits,
 //	the ACGT alphabet, and nothing that reads or changes the search's state
 //	beside the reporter (no entropy report, no self, band,
 //	search limit, inference, capsule, quantum, anchors file, dynamic masking or
@@ -109,9 +110,10 @@ static int lzw_search_covers_params (void)
 	// (the hit processor set_up_hit_processor will choose:  process_for_simple_hit)
 	if ((p->twinMinSpan > 0) || (p->basicHitType == hitRecover))
 		return false;
-	if ((p->gfExtend == gfexNoExtend) || (p->gfExtend == gfexExact)
-	 || ((p->gfExtend >= gfexMismatch_min) && (p->gfExtend <= gfexMismatch_max))
-	 || (p->hspThreshold.t != 'S') || (p->reportEntropy))
+	if ((p->gfExtend != gfexXDrop) && (p->gfExtend != gfexExact) && (p->gfExtend != gfexNoExtend)
+	 && ((p->gfExtend < gfexMismatch_min) || (p->gfExtend > gfexMismatch_max)))
+		return false;
+	if ((p->hspThreshold.t != 'S') || (p->reportEntropy))
 		return false;
 
 	if ((hs == NULL) || (hs->next != NULL) || (hs->type != 'S')
@@ -127,8 +129,8 @@ static int lzw_search_covers_params (void)
 
 // lzw_search_covers--
 //	Whether this strand's search is one warpalign's reproduces:  the run's
-//	parameters (lzw_search_covers_params), process_for_simple_hit with x-drop
-//	extension and a fixed threshold, and no chores or entropy report.
+//	parameters (lzw_search_covers_params), process_for_simple_hit with the
+//	run's extension and a fixed threshold, and no chores or entropy report.
 
 static int lzw_search_covers (seq* target, seq* query, hitprocessor hitProc, hitprocsimple* info)
 	{
@@ -140,10 +142,20 @@ static int lzw_search_covers (seq* target, seq* query, hitprocessor hitProc, hit
 		return false;
 
 	if ((hitProc != process_for_simple_hit) || (hp->posFilter)
-	 || (hp->gfExtend != gfexXDrop) || (hp->hspThreshold.t != 'S')
-	 || (hp->reportEntropy) || (hp->seq1 != target) || (hp->seq2 != query)
-	 || (hp->scoring == NULL) || (hp->xDrop < 0)
-	 || (hp->hspThreshold.s > INT32_MAX/3) || (hp->hspThreshold.s < -(INT32_MAX/3)))
+	 || (hp->gfExtend != currParams->gfExtend)
+	 || (hp->seq1 != target) || (hp->seq2 != query))
+		return false;
+	// set_up_hit_processor sets the threshold for the extensions that read
+	// it, the matrix, x-drop and entropy for x-drop alone;  the search's
+	// options take the run's matrix then, which the others do not read
+	if ((hp->gfExtend != gfexNoExtend)
+	 && ((hp->hspThreshold.t != 'S')
+	  || (hp->hspThreshold.s > INT32_MAX/3) || (hp->hspThreshold.s < -(INT32_MAX/3))))
+		return false;
+	if ((hp->gfExtend == gfexXDrop)
+	 && ((hp->scoring == NULL) || (hp->xDrop < 0) || (hp->reportEntropy)))
+		return false;
+	if ((hp->gfExtend != gfexXDrop) && (currParams->maskedScoring == NULL))
 		return false;
 	if (hp->charToBits != (s8*) nuc_to_bits)
 		return false;
@@ -237,15 +249,20 @@ static int lzw_search_strand (seq* target, seq* query, hitprocessor hitProc, voi
 		o.seed                     = currParams->hitSeed->pattern;
 		o.with_trans               = (uint32_t) currParams->hitSeed->withTrans;
 		o.step                     = currParams->step;
-		o.x_drop                   = hp->xDrop;
-		o.hsp_threshold            = hp->hspThreshold.s;
-		o.entropic                 = hp->entropicHsp;
+		o.x_drop                   = (hp->gfExtend == gfexXDrop)? hp->xDrop : 0;
+		o.hsp_threshold            = (hp->gfExtend == gfexNoExtend)? 0 : hp->hspThreshold.s;
+		o.entropic                 = (hp->gfExtend == gfexXDrop)? hp->entropicHsp : false;
 		o.max_word_count           = currParams->wordCountLimit;
 		o.max_word_count_chasm     = currParams->maxWordCountChasm;
 		o.filter_min_matches       = hp->minMatches;
 		o.filter_max_transversions = hp->maxTransversions;
 		o.filter_cares_only        = (hp->minMatches >= 0) && (hp->filterPattern != NULL);
-		o.scores                   = &hp->scoring->sub[0][0];
+		o.extension                = (hp->gfExtend == gfexXDrop)? 0
+		                           : (hp->gfExtend == gfexExact)? 1
+		                           : (hp->gfExtend == gfexNoExtend)? 3 : 2;
+		o.mismatches               = (o.extension == 2)? (uint32_t) hp->gfExtend : 0;
+		o.scores                   = (hp->gfExtend == gfexXDrop)? &hp->scoring->sub[0][0]
+		                                                         : &currParams->maskedScoring->sub[0][0];
 
 		status = warpalign_search_target_create (&o, target->v, target->len, &lzwSearch);
 		if (status != WARPALIGN_STATUS_OK)
@@ -259,10 +276,11 @@ static int lzw_search_strand (seq* target, seq* query, hitprocessor hitProc, voi
 		suicidef ("%s (status %d)", warpalign_last_error (), (int) status);
 
 	// as xdrop_extend_seed_hit does for each HSP it keeps:  the anchors have
-	// their scores (else finish_one_strand scores them again, unadjusted)
+	// their scores (else finish_one_strand scores them again, unadjusted);
+	// the other extensions leave that to finish_one_strand
 	for (ix=0 ; ix<n ; ix++)
 		{
-		if (hp->anchors != NULL) (*(hp->anchors))->haveScores = true;
+		if ((hp->anchors != NULL) && (hp->gfExtend == gfexXDrop)) (*(hp->anchors))->haveScores = true;
 		(*hp->reporter) (hp->reporterInfo,
 		                 hsps[ix].pos1 + hsps[ix].length, hsps[ix].pos2 + hsps[ix].length,
 		                 hsps[ix].length, hsps[ix].score);

@@ -1,6 +1,7 @@
 //! seed_search.c's `seed_hit_search` (`private_hit_search`, `find_table_matches`) with the hit processor
 //! LASTZ uses by default, `process_for_simple_hit`, its `filter_seed_hit_by_subs` and
-//! `xdrop_extend_seed_hit` (or `match_extend_seed_hit` for `--exact`, or none for `--noxdrop`);
+//! `xdrop_extend_seed_hit` (or `match_extend_seed_hit` for `--exact`, `mismatch_extend_seed_hit` for
+//! `--mismatch`, or none for `--nogfextend`);
 //! diag_hash.c's hashed diagonals. The hash keeps one end per diagonal modulo
 //! 65,536: diagonals that collide share it, as in LASTZ (a hit can be dropped, or a left extension
 //! stopped, by another diagonal's extension).
@@ -141,6 +142,7 @@ impl HitProcessor<'_> {
         match self.options.extension {
             Extension::XDrop => self.threshold(self.xdrop_extend(diag_end, pos1, pos2)),
             Extension::Exact => self.match_extend(diag_end, pos1, pos2, length),
+            Extension::Mismatch(m) => self.mismatch_extend(diag_end, pos1, pos2, length, m as usize),
             Extension::None => {
                 *diag_end = pos2;
                 Some(Hsp { pos1: pos1 - length, pos2: pos2 - length, length, score: 0 })
@@ -208,6 +210,126 @@ impl HitProcessor<'_> {
         let right = s1;
         raise(diag_end, (right - diag) as u32);
         let length = (right - (left + 1)) as u32;
+        if length < self.options.hsp_threshold as u32 {
+            return None;
+        }
+        Some(Hsp { pos1: (left + 1) as u32, pos2: (left + 1 - diag) as u32, length, score: length as i32 })
+    }
+
+    /// `mismatch_extend_seed_hit` with at most `m` mismatches (a mismatch: the bases differ, or either is not
+    /// ACGT in either case). A hit with more than `m` is dropped, `diag_end` raised to its (m+1)th mismatch
+    /// from the right. Else, with `e` mismatches in the hit, the left extension (to this hashed diagonal's last
+    /// end at most, or a NUL) collects up to `m + 1 - e` mismatches as interval starts, padded by where it
+    /// stopped; the right extension (to a sequence's end or a NUL) closes each interval at a mismatch, after
+    /// skipping the starts it did not find, and the longest interval wins (the first of equal ones), the last
+    /// one closed where the extension stopped. `diag_end` is raised to the first mismatch at or right of the
+    /// hit, or where the right extension stopped, or past the interval when it is kept (at least
+    /// `hsp_threshold` long, scoring its length).
+    fn mismatch_extend(&self, diag_end: &mut u32, pos1: u32, pos2: u32, length: u32, m: usize) -> Option<Hsp> {
+        let (t, q) = (self.target, self.query);
+        let at = |s: &[u8], i: i64| if (i as usize) < s.len() { s[i as usize] } else { 0 };
+        let differ = |a: u8, b: u8| !matches!((nuc_to_bits(a), nuc_to_bits(b)), (Some(x), Some(y)) if x == y);
+        let diag = pos1 as i64 - pos2 as i64;
+        let raise = |diag_end: &mut u32, extent: u32| {
+            if extent > *diag_end {
+                *diag_end = extent;
+            }
+        };
+        // the hit's mismatches, right to left
+        let mut extent = INACTIVE;
+        let mut e = 0;
+        for k in 1..=length as i64 {
+            let (s1, s2) = (pos1 as i64 - k, pos2 as i64 - k);
+            if differ(t[s1 as usize], q[s2 as usize]) {
+                extent = s2 as u32;
+                e += 1;
+                if e > m {
+                    raise(diag_end, extent);
+                    return None;
+                }
+            }
+        }
+        // left: interval starts (each one left of its first base) at mismatches, filled from the back
+        let mut starts = [0i64; 51];
+        let stop_at = m + 1 - e;
+        let mut scan = stop_at;
+        let block2 = *diag_end as i64;
+        let stop = if block2 + diag > 0 { block2 + diag } else { 0 };
+        let (mut s1, mut s2) = (pos1 as i64 - length as i64, pos2 as i64 - length as i64);
+        if s1 < stop {
+            s1 -= 1;
+        } else {
+            while s1 >= stop {
+                if s1 == stop {
+                    s1 -= 1;
+                    break;
+                }
+                s1 -= 1;
+                s2 -= 1;
+                let (n1, n2) = (at(t, s1), at(q, s2));
+                if n1 == 0 || n2 == 0 {
+                    break;
+                }
+                if differ(n1, n2) {
+                    scan -= 1;
+                    starts[scan] = s1;
+                    if scan == 0 {
+                        break;
+                    }
+                }
+            }
+        }
+        if scan > 0 {
+            scan -= 1;
+            starts[scan] = s1;
+        }
+        let mut shortfall = scan;
+        // right: each mismatch closes the interval of the next start
+        let block2 = q.len() as i64;
+        let stop = if t.len() as i64 <= block2 + diag { t.len() as i64 } else { block2 + diag };
+        let (mut s1, mut s2) = (pos1 as i64 - 1, pos2 as i64 - 1);
+        let mut best: Option<(i64, i64)> = None;
+        let mut best_length = 0i64;
+        while s1 < stop {
+            s1 += 1;
+            s2 += 1;
+            let (n1, n2) = (at(t, s1), at(q, s2));
+            if n1 == 0 || n2 == 0 {
+                break;
+            }
+            if differ(n1, n2) {
+                if extent == INACTIVE {
+                    extent = s2 as u32;
+                }
+                if shortfall > 0 {
+                    shortfall -= 1;
+                    continue;
+                }
+                let this = s1 - starts[scan];
+                if this > best_length {
+                    best_length = this;
+                    best = Some((starts[scan], s1));
+                }
+                scan += 1;
+                if scan == stop_at {
+                    break;
+                }
+            }
+        }
+        if scan < stop_at {
+            if extent == INACTIVE {
+                extent = s2 as u32;
+            }
+            if s1 - starts[scan] > best_length {
+                best = Some((starts[scan], s1));
+            }
+        }
+        let (left, right) = best.expect("mismatch_extend_seed_hit: no interval (LASTZ dies: internal error)");
+        let length = (right - (left + 1)) as u32;
+        if length >= self.options.hsp_threshold as u32 {
+            extent = (right + 1 - diag) as u32;
+        }
+        raise(diag_end, extent);
         if length < self.options.hsp_threshold as u32 {
             return None;
         }
