@@ -354,7 +354,9 @@ typedef struct warpalign_search_options {
    * `gfExtend`, the gap-free extension of each seed hit: 0 x-drop (`gfexXDrop`, `--xdrop`; zeroed options
    * ask for it), 1 exact match (`gfexExact`, `--exact=<hsp_threshold>`), 2 at most `mismatches`
    * mismatches (`gfexMismatch_min..max`, `--mismatch=<mismatches>,<hsp_threshold>`), 3 none (`gfexNoExtend`,
-   * `--nogfextend` with the gapped stage: each seed hit an HSP of score 0).
+   * `--nogfextend` with the gapped stage: each seed hit an HSP of score 0), 4 LASTZ's plain hit processor
+   * (`process_for_plain_hit`, `--nogfextend --nogapped`: each seed hit that passes the filter an HSP of
+   * score 0, the diagonal hash unused).
    */
   uint32_t extension;
   /**

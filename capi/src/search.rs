@@ -37,7 +37,9 @@ pub struct WarpalignSearchOptions {
     /// `gfExtend`, the gap-free extension of each seed hit: 0 x-drop (`gfexXDrop`, `--xdrop`; zeroed options
     /// ask for it), 1 exact match (`gfexExact`, `--exact=<hsp_threshold>`), 2 at most `mismatches`
     /// mismatches (`gfexMismatch_min..max`, `--mismatch=<mismatches>,<hsp_threshold>`), 3 none (`gfexNoExtend`,
-    /// `--nogfextend` with the gapped stage: each seed hit an HSP of score 0).
+    /// `--nogfextend` with the gapped stage: each seed hit an HSP of score 0), 4 LASTZ's plain hit processor
+    /// (`process_for_plain_hit`, `--nogfextend --nogapped`: each seed hit that passes the filter an HSP of
+    /// score 0, the diagonal hash unused).
     pub extension: u32,
     /// With extension 2: 1 to 50.
     pub mismatches: u32,
@@ -110,7 +112,8 @@ fn options_of(o: &WarpalignSearchOptions) -> warpalign::Result<(SearchOptions, S
             (1, _) => Extension::Exact,
             (2, m @ 1..=50) => Extension::Mismatch(m as u8),
             (3, _) => Extension::None,
-            (e, m) => return Err(bad(format!("extension {e} (mismatches {m}): expected 0 to 3, mismatches 1 to 50 with 2"))),
+            (4, _) => Extension::Plain,
+            (e, m) => return Err(bad(format!("extension {e} (mismatches {m}): expected 0 to 4, mismatches 1 to 50 with 2"))),
         },
     };
     let mut sub = Box::new([[0i32; 256]; 256]);

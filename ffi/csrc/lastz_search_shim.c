@@ -112,7 +112,7 @@ uint32_t warpalign_oracle_lastz_search
 		before = c.len;
 		seed_hit_search (&seq1, pt, &seq2, 0, qlens[k], /*selfCompare*/ false,
 		                 upper_nuc_to_bits, hitSeed, /*searchLimit*/ 0, /*reportSearchLimit*/ 0,
-		                 /*bandWidth*/ 0, process_for_simple_hit, &info);
+		                 /*bandWidth*/ 0, (options->plain_hits)? process_for_plain_hit : process_for_simple_hit, &info);
 		counts[k] = c.len - before;
 		}
 

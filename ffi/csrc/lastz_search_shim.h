@@ -32,6 +32,8 @@ typedef struct warpalign_oracle_lastz_search_options {
 	int32_t     gf_extend;         /* gfExtend: -1 x-drop (--xdrop), 0 exact match (--exact=<hsp_threshold>), 1..50
 	                                * mismatches (--mismatch=<M>,<hsp_threshold>), -2 none (--nogfextend with gapped
 	                                * extension: process_for_simple_hit's branch) */
+	int32_t     plain_hits;        /* nonzero: process_for_plain_hit (--nogfextend --nogapped) instead of
+	                                * process_for_simple_hit */
 } warpalign_oracle_lastz_search_options;
 
 /* Builds the position table of target[0..tlen) once and searches each query strand against it in turn,

@@ -5,7 +5,8 @@
 //! For now this is the CPU twin of the path LASTZ takes by default: a strict seed (`--seed=12of19`,
 //! `14of22`, `match<N>` or a pattern of 1s and 0s, up to 28 bits so no bits are resolved), `--transition`
 //! none/one/two, `--step`, `--maxwordcount=<limit>[,<chasm>]`, the hit processor `process_for_simple_hit`
-//! with `--filter` and x-drop extension (`--xdrop`; the twin also `--exact`, `--mismatch` and `--nogfextend`), the entropy adjustment (`--[no]entropy`) and a fixed `--hspthresh`;
+//! with `--filter` and x-drop extension (`--xdrop`; the twin also `--exact`, `--mismatch`, `--nogfextend` and
+//! `process_for_plain_hit`), the entropy adjustment (`--[no]entropy`) and a fixed `--hspthresh`;
 //! no `--self`, no band, no search limit. It is checked HSP by HSP against upstream's own functions (`ffi`, tests/search).
 //!
 //! # Sequences
@@ -73,6 +74,9 @@ pub enum Extension {
     Mismatch(u8),
     /// `--nogfextend` with gapped extension: the seed hit itself, score 0.
     None,
+    /// `--nogfextend --nogapped` (or `--justhits`): LASTZ's other hit processor, `process_for_plain_hit`. Every
+    /// seed hit that passes `--filter` is an HSP of score 0; the diagonal hash is not used.
+    Plain,
 }
 
 /// `--filter=[<transversions>,]<matches>` and `--filter=cares:[<transversions>,]<matches>`.

@@ -183,8 +183,8 @@ static void search(void)
 	refused(warpalign_search_target_create(&o, ya, 1000, &t), "search NULL matrix", "score matrix");
 	o.scores = sub, o.extension = 2, o.mismatches = 0;
 	refused(warpalign_search_target_create(&o, ya, 1000, &t), "search mismatches without a count", "extension");
-	o.extension = 4, o.mismatches = 1;
-	refused(warpalign_search_target_create(&o, ya, 1000, &t), "search extension 4", "extension");
+	o.extension = 5, o.mismatches = 1;
+	refused(warpalign_search_target_create(&o, ya, 1000, &t), "search extension 5", "extension");
 	o.extension = 0, o.mismatches = 0;
 	succeeded(warpalign_search_target_create(&o, ya, 1000, &t), "search target");
 	refused(warpalign_search_strand(t, yb, 0, &h, &n), "search empty query", "query of 0 bytes");

@@ -34,8 +34,9 @@ pub fn oracle(target: &[u8], queries: &[&[u8]], pattern: &str, o: &SearchOptions
             Extension::XDrop => -1,
             Extension::Exact => 0,
             Extension::Mismatch(m) => m as i32,
-            Extension::None => -2,
+            Extension::None | Extension::Plain => -2,
         },
+        plain_hits: (o.extension == Extension::Plain) as i32,
     };
     let ptrs: Vec<*const u8> = queries.iter().map(|q| q.as_ptr()).collect();
     let lens: Vec<u32> = queries.iter().map(|q| q.len() as u32 - 1).collect();
@@ -302,11 +303,12 @@ fn random_pairs_twin_vs_oracle() {
 
 /// Options of `random_options` with the other gap-free extensions: `--exact=<length>` or
 /// `--mismatch=<M>,<length>` (M mostly 1 to 6, now and then up to 50; the length from the seed's to 3 times
-/// it, or now and then 1), or `--nogfextend` with gapped extension (on small targets: every seed hit is an HSP).
+/// it, or now and then 1), or `--nogfextend` with or without the gapped stage (the simple or the plain hit
+/// processor; on small targets: every seed hit is an HSP).
 pub fn random_other_extension(rng: &mut Rng, target_len: usize) -> (String, SearchOptions) {
     let (pattern, mut o) = random_options(rng, target_len);
     if target_len < 20_000 && rng.chance(0.2) {
-        o.extension = Extension::None;
+        o.extension = if rng.chance(0.5) { Extension::None } else { Extension::Plain };
     } else {
         o.extension = if rng.chance(0.5) {
             Extension::Exact

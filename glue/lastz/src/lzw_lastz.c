@@ -141,8 +141,9 @@ static int lzw_search_covers (seq* target, seq* query, hitprocessor hitProc, hit
 	if ((query->fileType == seq_type_qdna) || (query->choresFile != NULL))
 		return false;
 
-	if ((hitProc != process_for_simple_hit) || (hp->posFilter)
-	 || (hp->gfExtend != currParams->gfExtend)
+	if (((hitProc != process_for_simple_hit)
+	  && ((hitProc != process_for_plain_hit) || (hp->gfExtend != gfexNoExtend)))
+	 || (hp->posFilter) || (hp->gfExtend != currParams->gfExtend)
 	 || (hp->seq1 != target) || (hp->seq2 != query))
 		return false;
 	// set_up_hit_processor sets the threshold for the extensions that read
@@ -257,7 +258,8 @@ static int lzw_search_strand (seq* target, seq* query, hitprocessor hitProc, voi
 		o.filter_min_matches       = hp->minMatches;
 		o.filter_max_transversions = hp->maxTransversions;
 		o.filter_cares_only        = (hp->minMatches >= 0) && (hp->filterPattern != NULL);
-		o.extension                = (hp->gfExtend == gfexXDrop)? 0
+		o.extension                = (hitProc == process_for_plain_hit)? 4
+		                           : (hp->gfExtend == gfexXDrop)? 0
 		                           : (hp->gfExtend == gfexExact)? 1
 		                           : (hp->gfExtend == gfexNoExtend)? 3 : 2;
 		o.mismatches               = (o.extension == 2)? (uint32_t) hp->gfExtend : 0;

@@ -1,7 +1,7 @@
 //! seed_search.c's `seed_hit_search` (`private_hit_search`, `find_table_matches`) with the hit processor
 //! LASTZ uses by default, `process_for_simple_hit`, its `filter_seed_hit_by_subs` and
 //! `xdrop_extend_seed_hit` (or `match_extend_seed_hit` for `--exact`, `mismatch_extend_seed_hit` for
-//! `--mismatch`, or none for `--nogfextend`);
+//! `--mismatch`, or none for `--nogfextend`), and `process_for_plain_hit` for `--nogfextend --nogapped`;
 //! diag_hash.c's hashed diagonals. The hash keeps one end per diagonal modulo
 //! 65,536: diagonals that collide share it, as in LASTZ (a hit can be dropped, or a left extension
 //! stopped, by another diagonal's extension).
@@ -124,7 +124,8 @@ pub struct Extended {
 
 impl HitProcessor<'_> {
     /// `process_for_simple_hit` (no position filter) of the hit ending at `(pos1, pos2)` (seed-long),
-    /// `diag_end` being `diagEnd[]` of its hashed diagonal: the only state it reads and writes.
+    /// `diag_end` being `diagEnd[]` of its hashed diagonal: the only state it reads and writes. With
+    /// `Extension::Plain`, `process_for_plain_hit`.
     pub fn simple_hit(&self, diag_end: &mut u32, pos1: u32, pos2: u32) -> Option<Hsp> {
         let length = self.options.seed.length;
         if *diag_end == INACTIVE {
@@ -147,6 +148,9 @@ impl HitProcessor<'_> {
                 *diag_end = pos2;
                 Some(Hsp { pos1: pos1 - length, pos2: pos2 - length, length, score: 0 })
             }
+            // process_for_plain_hit, which has no diagonal hash: nothing raises this one's end, so the overlap
+            // test above drops no hit
+            Extension::Plain => Some(Hsp { pos1: pos1 - length, pos2: pos2 - length, length, score: 0 }),
         }
     }
 
