@@ -346,6 +346,247 @@ __device__ __forceinline__ void dp_job(const KswParams *__restrict__ P, const i8
 	}
 }
 
+// dpw_job: the same walk with one warp per job and the band window in registers (NS words of 4 cells a lane,
+// W = 128 * NS cells): window word i (cells t with (t & (W - 1)) >> 2 == i) lives in lane i % 32, slot i / 32,
+// so each slot's words are consecutive across the lanes. The old x, x2, v (and H) at t - 1 come from lane - 1
+// by shuffles taken before the diagonal's update (slot - 1 of lane 31 for lane 0), which makes the parity
+// buffers unneeded: every x, x2, v the walk reads was written on the diagonal before. The cross-cell reads
+// (H at en0 - 1, st0, en0; the approximate max's v and u) are shuffles from the owning lane. No shared
+// memory, no barrier; slots holding no cell of the diagonal are skipped (warp-uniform).
+template <int NS>
+__device__ __forceinline__ unsigned slot_pick(const unsigned (&a)[NS], int k)
+{
+	unsigned v = a[0];
+#pragma unroll
+	for (int i = 1; i < NS; ++i)
+		if (k == i) v = a[i];
+	return v;
+}
+
+template <int MODE, bool SPL, bool APX, int NS>
+__device__ __forceinline__ void dpw_job(const KswParams *__restrict__ P, const i8 *__restrict__ mat,
+                                        const u8 *__restrict__ im, u8 *pj, KswOut *res)
+{
+	constexpr int W = NS * 128, wm = W - 1;
+	constexpr unsigned FULL = 0xffffffffu;
+	const int lane = threadIdx.x & 31;
+	const int qlen = P->qlen, tlen = P->tlen, m = P->m;
+	const int q = P->q, e = P->e, q2 = P->q2, e2 = P->e2, qe_h = P->qe_h, w = P->w;
+	const int zdrop = P->zdrop, flag = P->flag;
+	const long long row_bytes = P->row_bytes;
+	const int tt16 = P->tt16, long_thres = P->long_thres, long_diff = P->long_diff;
+	const int mch = P->mch, sc_mis = P->mis, sc_n = P->sc_n;
+	const int qe = w8(q + e), qe2 = w8(q2 + e2), neg_qe = w8(-q - e), neg_qe2 = w8(-q2 - e2);
+	const unsigned nqe4 = (u8)neg_qe * 0x01010101u, nqe24 = (u8)neg_qe2 * 0x01010101u;
+	const unsigned m14 = (u8)(m - 1) * 0x01010101u, mch4 = (u8)mch * 0x01010101u, mis4 = (u8)sc_mis * 0x01010101u,
+	               scn4 = (u8)sc_n * 0x01010101u;
+	const bool generic = (flag & F_GENERIC_SC) != 0;
+	const LaneConsts lk = {mch4, (u8)q * 0x01010101u, (u8)q2 * 0x01010101u, (u8)qe * 0x01010101u, (u8)qe2 * 0x01010101u};
+	const int qr_off = tt16;
+	const int don_off = P->sig, acc_off = don_off + tt16;
+
+	unsigned U[NS], Y[NS], Y2[NS], S[NS], X[NS], X2[NS], V[NS];
+	int H[NS][4];
+#pragma unroll
+	for (int k = 0; k < NS; ++k) {
+		U[k] = Y[k] = Y2[k] = S[k] = X[k] = X2[k] = V[k] = 0;
+#pragma unroll
+		for (int c = 0; c < 4; ++c) H[k][c] = 0;
+	}
+
+	Ez ez;
+	ez.max = 0; ez.zdropped = 0; ez.max_q = -1; ez.max_t = -1; ez.mqe = NEG_INF; ez.mqe_t = -1;
+	ez.mte = NEG_INF; ez.mte_q = -1; ez.score = NEG_INF;
+	int last_st = -1, last_en = -1, h0 = 0, last_h0_t = 0;
+	int sfront = -1;
+	int a1_even = 0, a1_odd = 0; // the approximate max's u at last_h0_t + 1, by parity (kept when not refreshed)
+
+	for (int r = 0; r < qlen + tlen - 1; ++r) {
+		const int b = r & 1;
+		int st0, en0;
+		band(r, qlen, tlen, w, st0, en0);
+		if (st0 > en0) {
+			ez.zdropped = 1;
+			break;
+		}
+		const int st = st0 / 16 * 16, en = (en0 + 16) / 16 * 16 - 1;
+		const int E = generic ? en0 : st0 + ((en0 - st0) / 16 + 1) * 16 - 1;
+		const int hi = min(max(E, en), tt16 - 1);
+		const int bnd_r = r == 0 ? w8(-q - e) : r < long_thres ? w8(-e) : r == long_thres ? w8(long_diff) : w8(-e2);
+		const int qrr = qr_off + qlen - 1 - r;
+		const int en1 = st0 + (en0 - st0) / 4 * 4;
+		u8 *prow = pj + (long long)r * row_bytes - st;
+		int bh = I32_MIN;
+		unsigned br = 0xffffffffu;
+		int c_hst = 0, c_hen = 0;
+
+		// the old x, x2, v (and H at byte 3) of word i - 1
+		unsigned xs[NS], x2s[NS], vs[NS];
+		int hs[NS];
+		const int src = (lane + 31) & 31;
+#pragma unroll
+		for (int k = 0; k < NS; ++k) {
+			xs[k] = __shfl_sync(FULL, X[k], src);
+			x2s[k] = __shfl_sync(FULL, X2[k], src);
+			vs[k] = __shfl_sync(FULL, V[k], src);
+			if (!APX) hs[k] = __shfl_sync(FULL, H[k][3], src);
+		}
+
+#pragma unroll
+		for (int k = 0; k < NS; ++k) {
+			const int t0 = st + ((4 * (32 * k + lane) - st) & wm);
+			if (!__any_sync(FULL, t0 <= hi)) continue;
+			const int kp = (k + NS - 1) % NS;
+			const unsigned xq = lane == 0 ? xs[kp] : xs[k], x2q = lane == 0 ? x2s[kp] : x2s[k], vq = lane == 0 ? vs[kp] : vs[k];
+			const int hq = APX ? 0 : (lane == 0 ? hs[kp] : hs[k]);
+			if (t0 > hi) continue;
+			const unsigned smask = bytes_mask(st0 - t0, E - t0 + 1);
+			unsigned sw = 0;
+			if (smask != 0xffffffffu && sfront >= t0) sw = S[k] & bytes_mask(0, sfront - t0 + 1);
+			if (smask) {
+				const unsigned tw = *(const unsigned *)(im + t0);
+				const int qi = qrr + t0;
+				const unsigned *qa = (const unsigned *)(im + (qi & ~3));
+				const unsigned qw = __funnelshift_r(qa[0], qa[1], (qi & 3) * 8);
+				unsigned sc;
+				if (!generic) {
+					const unsigned eq = __vcmpeq4(tw, qw), nn = __vcmpeq4(tw, m14) | __vcmpeq4(qw, m14);
+					sc = (nn & scn4) | (~nn & ((eq & mch4) | (~eq & mis4)));
+				} else {
+					sc = pack4(mat[(tw & 0xff) * m + (qw & 0xff)], mat[(tw >> 8 & 0xff) * m + (qw >> 8 & 0xff)],
+					           mat[(tw >> 16 & 0xff) * m + (qw >> 16 & 0xff)], mat[(tw >> 24) * m + (qw >> 24)]);
+				}
+				sw = (sc & smask) | (sw & ~smask);
+				S[k] = sw;
+			}
+			if (t0 > en) continue;
+
+			const bool fresh = t0 > last_en;
+			unsigned uw = fresh ? nqe4 : U[k], yw = fresh ? nqe4 : Y[k], y2w = fresh ? nqe24 : Y2[k];
+			if (r >= t0 && r <= t0 + 3) {
+				const int sh = 8 * (r - t0);
+				const unsigned km = ~(0xffu << sh);
+				uw = (uw & km) | (unsigned)(u8)bnd_r << sh;
+				yw = (yw & km) | (unsigned)(u8)neg_qe << sh;
+				y2w = (y2w & km) | (unsigned)(u8)neg_qe2 << sh;
+			}
+			unsigned xp, x2p, vp;
+			if (t0 == st) {
+				if (st > 0) {
+					if (st - 1 >= last_st && st - 1 <= last_en) xp = xq, x2p = x2q, vp = vq;
+					else xp = nqe4, x2p = nqe24, vp = nqe4;
+				} else {
+					xp = nqe4, x2p = nqe24, vp = (unsigned)(u8)bnd_r << 24;
+				}
+			} else if (t0 - 1 > last_en) {
+				xp = nqe4, x2p = nqe24, vp = nqe4;
+			} else {
+				xp = xq, x2p = x2q, vp = vq;
+			}
+			unsigned donw = 0, accw = 0;
+			if (SPL) donw = *(const unsigned *)(im + don_off + t0), accw = *(const unsigned *)(im + acc_off + t0);
+			const unsigned xw = __funnelshift_l(xp, fresh ? nqe4 : X[k], 8);
+			const unsigned x2w = __funnelshift_l(x2p, fresh ? nqe24 : X2[k], 8);
+			const unsigned vw = __funnelshift_l(vp, fresh ? nqe4 : V[k], 8);
+
+			const LaneCells c = lanes_cells(MODE, SPL, sw, xw, x2w, vw, uw, yw, y2w, donw, accw, &lk);
+			U[k] = c.u;
+			Y[k] = c.y;
+			if (!SPL) Y2[k] = c.y2;
+			X[k] = c.x;
+			X2[k] = c.x2;
+			V[k] = c.v;
+			if (MODE != 0) *(unsigned *)(prow + t0) = c.d;
+
+			if (!APX) {
+				int hold = hq; // H before this diagonal at t - 1
+#pragma unroll
+				for (int kk = 0; kk < 4; ++kk) {
+					const int t = t0 + kk;
+					const int hcur = H[k][kk];
+					if (t >= st0 && t <= en0) {
+						int hv;
+						unsigned rank;
+						const int vk = sx(c.v, kk);
+						if (r == 0) hv = vk - qe_h;
+						else if (t < en0) hv = wadd(hcur, vk);
+						else hv = en0 > 0 ? wadd(hold, sx(c.u, kk)) : wadd(hcur, vk);
+						H[k][kk] = hv;
+						if (t == st0) c_hst = hv;
+						if (t == en0) c_hen = hv;
+						if (t == en0) rank = 0;
+						else if (t < en1) rank = 1u + ((unsigned)((t - st0) & 3) << 28) + (unsigned)((t - st0) >> 2);
+						else rank = 1u + (4u << 28) + (unsigned)(t - en1);
+						if (hv > bh || (hv == bh && rank < br)) bh = hv, br = rank;
+					}
+					hold = hcur;
+				}
+			}
+		}
+
+		if (!APX) {
+			const int max_h = __reduce_max_sync(FULL, bh);
+			const unsigned rank = __reduce_min_sync(FULL, bh == max_h ? br : 0xffffffffu);
+			int max_t;
+			if (rank == 0) max_t = en0;
+			else if (rank < 1u + (4u << 28)) max_t = st0 + (int)((rank - 1u) >> 28) + 4 * (int)((rank - 1u) & 0x0fffffffu);
+			else max_t = en1 + (int)(rank - 1u - (4u << 28));
+			const int hen = en0 == tlen - 1 ? __shfl_sync(FULL, c_hen, (en0 >> 2) & 31) : 0;
+			if (en0 == tlen - 1 && hen > ez.mte) ez.mte = hen, ez.mte_q = r - en0;
+			if (r - st0 == qlen - 1) {
+				const int hst = __shfl_sync(FULL, c_hst, (st0 >> 2) & 31);
+				if (hst > ez.mqe) ez.mqe = hst, ez.mqe_t = st0;
+			}
+			if (apply_zdrop(ez, max_h, r, max_t, zdrop, e2)) break;
+			if (r == qlen + tlen - 2 && en0 == tlen - 1) ez.score = hen;
+		} else {
+			// v at last_h0_t and u at last_h0_t + 1 as the window holds them after the diagonal (u outside
+			// [st, en]: the stale byte, or the init value above every band so far)
+			const int p0 = last_h0_t, p2 = last_h0_t + 1;
+			const unsigned vwd = __shfl_sync(FULL, slot_pick<NS>(V, ((p0 & wm) >> 7)), (p0 >> 2) & 31);
+			const unsigned uwd = __shfl_sync(FULL, slot_pick<NS>(U, ((p2 & wm) >> 7)), (p2 >> 2) & 31);
+			const int a0 = sx(vwd, p0 & 3);
+			int a1 = b ? a1_odd : a1_even;
+			if (r == 0 || (p2 >= st && p2 <= en)) a1 = sx(uwd, p2 & 3);
+			else if (p2 >= 0 && p2 < tt16) a1 = p2 > last_en ? neg_qe : sx(uwd, p2 & 3);
+			if (b) a1_odd = a1;
+			else a1_even = a1;
+			if (r > 0) {
+				if (last_h0_t >= st0 && last_h0_t <= en0 && last_h0_t + 1 >= st0 && last_h0_t + 1 <= en0) {
+					if (a0 > a1) h0 = wadd(h0, a0);
+					else h0 = wadd(h0, a1), ++last_h0_t;
+				} else if (last_h0_t >= st0 && last_h0_t <= en0) {
+					h0 = wadd(h0, a0);
+				} else {
+					++last_h0_t;
+					h0 = wadd(h0, a1);
+				}
+			} else {
+				h0 = a0 - qe_h;
+				last_h0_t = 0;
+			}
+			if ((flag & F_APPROX_DROP) && apply_zdrop(ez, h0, r, last_h0_t, zdrop, e2)) break;
+			if (r == qlen + tlen - 2 && en0 == tlen - 1) ez.score = h0;
+		}
+		last_st = st;
+		last_en = en;
+		sfront = max(sfront, E);
+	}
+	if (lane == 0) {
+		res->max = ez.max;
+		res->zdropped = ez.zdropped;
+		res->max_q = ez.max_q;
+		res->max_t = ez.max_t;
+		res->mqe = ez.mqe;
+		res->mqe_t = ez.mqe_t;
+		res->mte = ez.mte;
+		res->mte_q = ez.mte_q;
+		res->score = ez.score;
+		res->reach_end = 0;
+		res->n_cigar = 0;
+	}
+}
+
 template <bool SPL>
 __device__ __forceinline__ void dp_dispatch(const unsigned long long *__restrict__ offs, const KswParams *__restrict__ par,
                                             const i8 *__restrict__ mats, const u8 *__restrict__ img, u8 *win, u8 *p,
@@ -384,6 +625,42 @@ DP_KERNEL(ksw_exts2_dp, true)
 	}
 DP_KERNEL_G(ksw_extd2_dp_g, false)
 DP_KERNEL_G(ksw_exts2_dp_g, true)
+
+// One warp per job (blockDim.x == 32), the window in registers: NS = W / 128 for windows of 128 to 512 cells.
+template <bool SPL, int NS>
+__device__ __forceinline__ void dpw_dispatch(const unsigned long long *__restrict__ offs, const KswParams *__restrict__ par,
+                                             const i8 *__restrict__ mats, const u8 *__restrict__ img, u8 *p, KswOut *res, int j)
+{
+	const KswParams *P = par + j;
+	const unsigned long long *O = offs + (long long)j * NO;
+	const int flag = P->flag;
+	const i8 *mat = mats + P->mat_off;
+	const u8 *im = img + O[O_IMG];
+	KswOut *R = res + j;
+	if (flag & F_APPROX_MAX) {
+		if (flag & F_SCORE_ONLY) dpw_job<0, SPL, true, NS>(P, mat, im, p, R);
+		else if (!(flag & F_RIGHT)) dpw_job<1, SPL, true, NS>(P, mat, im, p + O[O_P], R);
+		else dpw_job<2, SPL, true, NS>(P, mat, im, p + O[O_P], R);
+	} else {
+		if (flag & F_SCORE_ONLY) dpw_job<0, SPL, false, NS>(P, mat, im, p, R);
+		else if (!(flag & F_RIGHT)) dpw_job<1, SPL, false, NS>(P, mat, im, p + O[O_P], R);
+		else dpw_job<2, SPL, false, NS>(P, mat, im, p + O[O_P], R);
+	}
+}
+
+#define DPW_KERNEL(name, spl, ns)                                                                                      \
+	extern "C" __global__ void __launch_bounds__(32)                                                                   \
+	    name(const unsigned long long *__restrict__ offs, const KswParams *__restrict__ par, const i8 *__restrict__ mats, \
+	         const u8 *__restrict__ img, u8 *p, KswOut *res, int n_jobs)                                               \
+	{                                                                                                                  \
+		if (blockIdx.x < n_jobs) dpw_dispatch<spl, ns>(offs, par, mats, img, p, res, blockIdx.x);                      \
+	}
+DPW_KERNEL(ksw_extd2_dpw1, false, 1)
+DPW_KERNEL(ksw_extd2_dpw2, false, 2)
+DPW_KERNEL(ksw_extd2_dpw4, false, 4)
+DPW_KERNEL(ksw_exts2_dpw1, true, 1)
+DPW_KERNEL(ksw_exts2_dpw2, true, 2)
+DPW_KERNEL(ksw_exts2_dpw4, true, 4)
 
 // ksw_backtrack (is_rot = 1, off_end given); one thread per job.
 extern "C" __global__ void ksw_bt(const unsigned long long *__restrict__ offs, const KswParams *__restrict__ par,

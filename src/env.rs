@@ -117,6 +117,9 @@ pub static KSW_GPU_THREADS: Var<usize> =
 pub static KSW_GPU_CELLS: Var<usize> =
     Var { name: "WARPALIGN_KSW_GPU_CELLS", accepts: "a power of two from 4 to 64", parse: window_cells };
 /// Bytes.
+/// The ksw kernels' one-warp form for windows of up to 512 cells (the band in registers); `0` takes the block form.
+pub static KSW_GPU_WARP: Var<bool> = switch("WARPALIGN_KSW_GPU_WARP");
+/// Bytes.
 pub static KSW_GPU_MEM_MB: Var<usize> =
     Var { name: "WARPALIGN_KSW_GPU_MEM_MB", accepts: "a positive integer (MiB) under 2^44", parse: mib };
 /// Bytes.
@@ -160,6 +163,7 @@ static CHECKED: &[&dyn Checked] = &[
     &GPU_HOST_THREADS,
     &KSW_GPU_THREADS,
     &KSW_GPU_CELLS,
+    &KSW_GPU_WARP,
     &KSW_GPU_MEM_MB,
     &YDROP_GPU_MEM_MB,
     &KSW_GPU_PROFILE,

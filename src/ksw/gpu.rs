@@ -5,7 +5,8 @@
 //! long_thres, long_diff, sc_N), adds the band width and traceback row size, and builds the s/sf/qr image
 //! of the C allocation (for exts2 followed by the donor and acceptor signals). The kernel `ksw_extd2_dp` (`ksw_exts2_dp`) runs one
 //! thread block per job with the band window in shared memory (`W` cells, a power of two over the widest
-//! band; the `_g` kernels keep it in global memory when it does not fit); `ksw_bt` backtracks one job per
+//! band; the `_g` kernels keep it in global memory when it does not fit); windows of up to 512 cells go to
+//! the one-warp form `ksw_extd2_dpwN` (`ksw_exts2_dpwN`), the window in N = W / 128 registers a lane per array; `ksw_bt` backtracks one job per
 //! thread over the traceback bytes kept in GPU memory, `ksw_pack` compacts the CIGARs. Jobs are grouped by window size; each group runs on its own stream and host thread
 //! (wide jobs with 1024 threads per block, narrow ones with fewer, so that several share a multiprocessor),
 //! largest jobs first, so that the groups overlap. Jobs the kernel does not take (degenerate sizes and the
@@ -15,6 +16,7 @@
 //!
 //! `WARPALIGN_KSW_GPU_THREADS` caps the block size (32..=1024, multiple of 32; default 1024);
 //! `WARPALIGN_KSW_GPU_CELLS` sets the window cells per thread (4..=64, power of two; default 16);
+//! `WARPALIGN_KSW_GPU_WARP=0` runs the narrow windows in the block form too;
 //! `WARPALIGN_KSW_GPU_PROFILE=1` prints each launch's size, kernel times and host phases, and each batch's
 //! prepare step, on stderr;
 //! `WARPALIGN_KSW_GPU_MEM_MB` caps the device memory one call uses (default: half of the free memory);
@@ -55,6 +57,8 @@ const MODULE_NAME: &str = "ksw";
 struct Kernels {
     dp: CudaFunction,
     dp_g: CudaFunction,
+    /// The one-warp form, for windows of 128, 256 and 512 cells.
+    dpw: [CudaFunction; 3],
     bt: CudaFunction,
     pack: CudaFunction,
     /// Dynamic shared memory one `dp` block may take.
@@ -75,7 +79,8 @@ fn kernels(rt: &GpuRuntime, splice: bool) -> Result<Kernels, String> {
     let smem_max = (optin - stat).max(0) as usize;
     dp.set_attribute(cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem_max as i32)
         .map_err(|e| format!("kernel attribute: {e:?}"))?;
-    Ok(Kernels { dp, dp_g: f(&format!("ksw_{kind}_dp_g"))?, bt: f("ksw_bt")?, pack: f("ksw_pack")?, smem_max })
+    let dpw = [f(&format!("ksw_{kind}_dpw1"))?, f(&format!("ksw_{kind}_dpw2"))?, f(&format!("ksw_{kind}_dpw4"))?];
+    Ok(Kernels { dp, dp_g: f(&format!("ksw_{kind}_dp_g"))?, dpw, bt: f("ksw_bt")?, pack: f("ksw_pack")?, smem_max })
 }
 
 /// A ksw call the kernels take (extd2 or exts2).
@@ -296,7 +301,8 @@ fn batch_gpu<J: GpuJob>(rt: &GpuRuntime, jobs: &[J], results: &mut [KswResult]) 
     let budget = rt.memory_budget(&env::KSW_GPU_MEM_MB)?;
     let cap = env::KSW_GPU_THREADS.get().unwrap_or(1024);
     let cells = env::KSW_GPU_CELLS.get().unwrap_or(16);
-    let cfg = Cfg { cap, cells, profile: env::KSW_GPU_PROFILE.get().unwrap_or(false) };
+    let warp = env::KSW_GPU_WARP.get().unwrap_or(true);
+    let cfg = Cfg { cap, cells, warp, profile: env::KSW_GPU_PROFILE.get().unwrap_or(false) };
     let k = kernels(rt, J::SPLICE)?;
 
     let t0 = std::time::Instant::now();
@@ -391,6 +397,7 @@ fn batch_gpu<J: GpuJob>(rt: &GpuRuntime, jobs: &[J], results: &mut [KswResult]) 
 struct Cfg {
     cap: usize,
     cells: usize,
+    warp: bool,
     profile: bool,
 }
 
@@ -406,9 +413,19 @@ fn run_group<J: GpuJob>(
     fault: &fault::Batch,
 ) -> Result<Vec<(usize, KswResult)>, String> {
     let global = group[0].global;
+    let win = group[0].win();
+    // the one-warp form holds the window in 1, 2 or 4 registers a lane per array
+    let warp = cfg.warp && !global && win <= 512;
+    let dp = if global {
+        &k.dp_g
+    } else if warp {
+        &k.dpw[(win / 128).max(1).trailing_zeros() as usize]
+    } else {
+        &k.dp
+    };
     // the widest band fills half to all of the window
-    let threads = if global { cfg.cap } else { (group[0].win() / cfg.cells).clamp(32, cfg.cap) } as u32;
-    let smem = if global { 0 } else { group.iter().map(Prep::win_bytes).max().unwrap_or(0) } as u32;
+    let threads = if global { cfg.cap } else if warp { 32 } else { (win / cfg.cells).clamp(32, cfg.cap) } as u32;
+    let smem = if global || warp { 0 } else { group.iter().map(Prep::win_bytes).max().unwrap_or(0) } as u32;
     let lane_budget = budget / LANES;
     let launches = crate::gpu::launches(group.len(), LAUNCH_JOBS, [lane_budget, LAUNCH_IMG_BYTES], |k| {
         [group[k].dev_bytes(), group[k].img_bytes]
@@ -429,7 +446,7 @@ fn run_group<J: GpuJob>(
                     }
                     return Ok(out);
                 }
-                match run_chunk(rt, &st, &mut staging, k, jobs, &group[launches[i].clone()], threads, smem, global, cfg.profile, fault) {
+                match run_chunk(rt, &st, &mut staging, k, dp, jobs, &group[launches[i].clone()], threads, smem, global, cfg.profile, fault) {
                     Ok(v) => out.extend(v),
                     Err(e) => {
                         // the stream may still read the staging buffer: waited for, then freed (not kept, as the
@@ -466,6 +483,7 @@ fn run_chunk<J: GpuJob>(
     st: &Arc<CudaStream>,
     staging: &mut Option<PinnedHostSlice<u8>>,
     k: &Kernels,
+    dp: &CudaFunction,
     jobs: &[J],
     chunk: &[Prep],
     threads: u32,
@@ -550,7 +568,7 @@ fn run_chunk<J: GpuJob>(
     let e0 = ev(profile).map_err(|e| err("event", e))?;
     {
         let cfg = LaunchConfig { grid_dim: (n as u32, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: smem };
-        let mut l = st.launch_builder(if global { &k.dp_g } else { &k.dp });
+        let mut l = st.launch_builder(dp);
         l.arg(&d_offs).arg(&d_par).arg(&d_mats).arg(&d_img);
         if global {
             l.arg(&mut d_ws);
@@ -643,9 +661,10 @@ fn run_chunk<J: GpuJob>(
         let top = chunk.iter().map(|p| p.par.qlen as u64 * p.par.tlen.min(p.par.win) as u64).max().unwrap_or(0);
         let span = |a: std::time::Instant, b: std::time::Instant| (b - a).as_secs_f64() * 1e3;
         eprintln!(
-            "ksw gpu: window {}{} threads {threads} jobs {n} ~cells {cells:.3e} (largest {top:.2e}) dp {:.1} ms bt {:.1} ms; host: pack {:.1} ms, upload+launch {:.1} ms, wait {:.1} ms, results {:.1} ms",
+            "ksw gpu: window {}{}{} threads {threads} jobs {n} ~cells {cells:.3e} (largest {top:.2e}) dp {:.1} ms bt {:.1} ms; host: pack {:.1} ms, upload+launch {:.1} ms, wait {:.1} ms, results {:.1} ms",
             chunk[0].win(),
             if global { " (global)" } else { "" },
+            if threads == 32 && smem == 0 && !global { " (warp)" } else { "" },
             ms(&e0, &e1),
             ms(&e1, &e2),
             span(t0, t_packed),
