@@ -32,8 +32,8 @@
 //
 // ksw_bt: one thread per job, ksw_backtrack with is_rot = 1 over the per-cell traceback bytes p; the
 // off/off_end of each row are recomputed from r; min_intron_len is long_thres for exts2, 0 for extd2. CIGAR
-// ops are written in backtrack order (last op first); ksw_pack copies them into a compact buffer, reversed
-// unless KSW_EZ_REV_CIGAR.
+// ops are written in backtrack order (last op first); ksw_cigar_offsets places each job's CIGAR in a compact
+// buffer, and ksw_pack copies them there, reversed unless KSW_EZ_REV_CIGAR.
 
 typedef signed char i8;
 typedef unsigned char u8;
@@ -733,6 +733,29 @@ extern "C" __global__ void ksw_bt(const unsigned long long *__restrict__ offs, c
 	if (n > 0) c[n - 1] = last;
 	R->n_cigar = n;
 #undef PUSH
+}
+
+// Each job's offset in the compact CIGAR buffer, an exclusive sum of max(n_cigar, 0) in job order; one block of
+// 1024 threads, each summing a run of jobs, then a scan of the runs' sums.
+extern "C" __global__ void __launch_bounds__(1024) ksw_cigar_offsets(const KswOut *__restrict__ res, unsigned long long *out_off, int n_jobs)
+{
+	__shared__ unsigned long long run[1024];
+	const int tid = threadIdx.x, per = (n_jobs + 1023) / 1024, b = tid * per, e = min(b + per, n_jobs);
+	unsigned long long sum = 0;
+	for (int j = b; j < e; ++j) sum += (unsigned long long)max(res[j].n_cigar, 0);
+	run[tid] = sum;
+	__syncthreads();
+	for (int d = 1; d < 1024; d <<= 1) {
+		const unsigned long long v = tid >= d ? run[tid - d] : 0;
+		__syncthreads();
+		run[tid] += v;
+		__syncthreads();
+	}
+	unsigned long long o = run[tid] - sum;
+	for (int j = b; j < e; ++j) {
+		out_off[j] = o;
+		o += (unsigned long long)max(res[j].n_cigar, 0);
+	}
 }
 
 // Compacts the CIGARs (block per job): out[out_off[j] + k] = op k in final order.

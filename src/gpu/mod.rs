@@ -357,6 +357,7 @@ impl GpuRuntime {
         // run beside the tool's own threads (minimap2's seeding and chaining while batches compute ahead).
         // Only speed depends on it, so a driver that refuses keeps its default.
         let _ = ctx.set_flags(cudarc::driver::sys::CUctx_flags::CU_CTX_SCHED_BLOCKING_SYNC);
+        keep_pool_memory(&ctx);
         let device_name = ctx.name().map_err(|e| failed("device name", e))?;
         let (major, minor) = ctx.compute_capability().map_err(|e| failed("compute capability", e))?;
         let arch = format!("sm_{major}{minor}");
@@ -493,6 +494,24 @@ impl GpuRuntime {
     }
 }
 
+/// Launches allocate from the device's default memory pool (stream-ordered), which by default hands its
+/// unused memory back to the driver at every synchronisation: each launch then maps its buffers anew (a ksw
+/// launch's traceback bytes run to gigabytes). The pool keeps up to a sixteenth of the device's memory, at most
+/// 8 GiB, instead (processes sharing the GPU each keep their own). Only speed depends on it, so a driver that
+/// refuses keeps its default.
+fn keep_pool_memory(ctx: &Arc<CudaContext>) {
+    use cudarc::driver::{result, sys};
+    let Ok((_, total)) = ctx.mem_get_info() else { return };
+    let mut keep = (total as u64 / 16).min(8 << 30);
+    // SAFETY: the context's own device; the attribute takes a u64.
+    unsafe {
+        if let Ok(pool) = result::device::get_default_mem_pool(ctx.cu_device()) {
+            let attr = sys::CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD;
+            let _ = result::mem_pool::set_attribute(pool, attr, &mut keep as *mut u64 as *mut std::ffi::c_void);
+        }
+    }
+}
+
 #[cfg(test)]
 mod launch_tests {
     use super::{launches, spread};
@@ -518,3 +537,4 @@ mod launch_tests {
         assert!(launches(0, 10, [1], |_| [1]).is_empty());
     }
 }
+

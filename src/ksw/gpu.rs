@@ -27,7 +27,7 @@ use super::{flag, twin, KswExtd2Job, KswExts2Job, KswJob, KswResult};
 use crate::env;
 use crate::gpu::fault::{self, Step};
 use crate::gpu::{GpuRuntime, LAUNCH_JOBS};
-use cudarc::driver::{CudaFunction, CudaStream, DevicePtrMut, LaunchConfig, PinnedHostSlice, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaStream, DevicePtrMut, LaunchConfig, PushKernelArg};
 use std::sync::Arc;
 use rayon::prelude::*;
 
@@ -60,6 +60,7 @@ struct Kernels {
     /// The one-warp form, for windows of 128, 256 and 512 cells.
     dpw: [CudaFunction; 3],
     bt: CudaFunction,
+    cigar_offsets: CudaFunction,
     pack: CudaFunction,
     /// Dynamic shared memory one `dp` block may take.
     smem_max: usize,
@@ -80,7 +81,7 @@ fn kernels(rt: &GpuRuntime, splice: bool) -> Result<Kernels, String> {
     dp.set_attribute(cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem_max as i32)
         .map_err(|e| format!("kernel attribute: {e:?}"))?;
     let dpw = [f(&format!("ksw_{kind}_dpw1"))?, f(&format!("ksw_{kind}_dpw2"))?, f(&format!("ksw_{kind}_dpw4"))?];
-    Ok(Kernels { dp, dp_g: f(&format!("ksw_{kind}_dp_g"))?, dpw, bt: f("ksw_bt")?, pack: f("ksw_pack")?, smem_max })
+    Ok(Kernels { dp, dp_g: f(&format!("ksw_{kind}_dp_g"))?, dpw, bt: f("ksw_bt")?, cigar_offsets: f("ksw_cigar_offsets")?, pack: f("ksw_pack")?, smem_max })
 }
 
 /// A ksw call the kernels take (extd2 or exts2).
@@ -314,9 +315,7 @@ fn batch_gpu<J: GpuJob>(rt: &GpuRuntime, jobs: &[J], results: &mut [KswResult]) 
     for p in preps.into_iter().flatten() {
         groups.entry((p.global, p.win())).or_default().push(p);
     }
-    for g in groups.values_mut() {
-        g.sort_by_key(|p| std::cmp::Reverse(p.work()));
-    }
+    host_pool().install(|| groups.values_mut().for_each(|g| g.par_sort_unstable_by_key(|p| std::cmp::Reverse(p.work()))));
     let t_prepared = std::time::Instant::now();
     let total: usize = groups.values().flatten().map(Prep::dev_bytes).sum();
     let fault = if groups.is_empty() { fault::Batch::default() } else { fault::batch(fault::Engine::Ksw) };
@@ -434,23 +433,16 @@ fn run_group<J: GpuJob>(
     let failed = std::sync::atomic::AtomicBool::new(false);
     let lanes: Vec<Result<Vec<(usize, KswResult)>, String>> = std::thread::scope(|sc| {
         let lane = || -> Result<Vec<(usize, KswResult)>, String> {
-            let _slot = rt.lane_slot();
             let st = rt.lease_stream()?;
             let mut out = Vec::new();
-            let mut staging = None;
             loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 if i >= launches.len() || failed.load(std::sync::atomic::Ordering::Relaxed) {
-                    if let Some(b) = staging {
-                        rt.give_staging(b);
-                    }
                     return Ok(out);
                 }
-                match run_chunk(rt, &st, &mut staging, k, dp, jobs, &group[launches[i].clone()], threads, smem, global, cfg.profile, fault) {
+                match run_chunk(rt, &st, k, dp, jobs, &group[launches[i].clone()], threads, smem, global, cfg.profile, fault) {
                     Ok(v) => out.extend(v),
                     Err(e) => {
-                        // the stream may still read the staging buffer: waited for, then freed (not kept, as the
-                        // wait may fail too)
                         let _ = st.synchronize();
                         failed.store(true, std::sync::atomic::Ordering::Relaxed);
                         out.iter_mut().for_each(|(_, r)| r.release());
@@ -481,7 +473,6 @@ fn run_group<J: GpuJob>(
 fn run_chunk<J: GpuJob>(
     rt: &GpuRuntime,
     st: &Arc<CudaStream>,
-    staging: &mut Option<PinnedHostSlice<u8>>,
     k: &Kernels,
     dp: &CudaFunction,
     jobs: &[J],
@@ -512,82 +503,111 @@ fn run_chunk<J: GpuJob>(
         p_n += p.p_bytes;
         cig_n += p.cig_cap;
     }
-    // the sf/qr images (the target and the reversed query, zero-padded), then exts2's signals, written into
-    // this lane's page-locked buffer, which the previous launch's copy no longer reads (it was waited for)
-    if staging.as_ref().is_none_or(|b| b.len() < img_n.max(1)) {
-        if let Some(b) = staging.take() {
-            rt.give_staging(b);
-        }
-        *staging = Some(rt.take_staging(img_n, LAUNCH_IMG_BYTES)?);
-    }
-    let buf = staging.as_mut().expect("set above").as_mut_slice().map_err(|e| err("staging", e))?;
-    let img = &mut buf[..img_n.max(1)];
-    {
-        let mut rest: &mut [u8] = &mut img[..img_n];
-        let mut views = Vec::with_capacity(n);
-        for p in chunk {
-            let (a, b) = rest.split_at_mut(p.img_bytes);
-            views.push(a);
-            rest = b;
-        }
-        host_pool().install(|| views.into_par_iter().zip(chunk.par_iter()).for_each(|(v, p)| {
-            let j = &jobs[p.idx];
-            let (query, target, _) = j.parts();
-            let (qlen, tlen, qr_end) = (query.len(), target.len(), p.par.sig as usize);
-            v[..tlen].copy_from_slice(target);
-            v[tlen..p.tt16].fill(0);
-            let qr = &mut v[p.tt16..qr_end];
-            for (c, &b) in qr.iter_mut().zip(query.iter().rev()) {
-                *c = b;
+    // The sf/qr images (the target and the reversed query, zero-padded), then exts2's signals, go up through a
+    // page-locked buffer held, with a staging slot, only until their copy is done: meanwhile other lanes stage.
+    let slot = rt.lane_slot();
+    let mut staging = rt.take_staging(img_n.max(1), LAUNCH_IMG_BYTES)?;
+    let launched = (|| {
+        let buf = staging.as_mut_slice().map_err(|e| err("staging", e))?;
+        let img = &mut buf[..img_n.max(1)];
+        {
+            let mut rest: &mut [u8] = &mut img[..img_n];
+            let mut views = Vec::with_capacity(n);
+            for p in chunk {
+                let (a, b) = rest.split_at_mut(p.img_bytes);
+                views.push(a);
+                rest = b;
             }
-            qr[qlen..].fill(0);
-            j.fill_extra(v, p);
-        }));
-    }
-    let t_packed = std::time::Instant::now();
-    mats.push(0);
-    let d_offs = st.clone_htod(&offs).map_err(|e| err("upload", e))?;
-    let d_par = st.clone_htod(&par).map_err(|e| err("upload", e))?;
-    let d_mats = st.clone_htod(&mats).map_err(|e| err("upload", e))?;
-    fault.check(Step::Alloc)?;
-    // SAFETY: filled by the copy right after.
-    let mut d_img = unsafe { st.alloc::<u8>(img.len()) }.map_err(|e| err("alloc", e))?;
-    {
-        let (dst, _record) = d_img.device_ptr_mut(st);
-        fault.check(Step::Copy)?;
-        // SAFETY: dst holds img.len() bytes; img stays unchanged until this lane waits on the stream.
-        unsafe { cudarc::driver::result::memcpy_htod_async(dst, img, st.cu_stream()) }.map_err(|e| err("upload", e))?;
-    }
-    // SAFETY: the kernels write every window byte before reading it, and read p only where the DP wrote it.
-    let mut d_ws = unsafe { st.alloc::<u8>(ws_n.max(1)) }.map_err(|e| err("alloc", e))?;
-    let mut d_p = unsafe { st.alloc::<u8>(p_n.max(1)) }.map_err(|e| err("alloc", e))?;
-    let mut d_cig = unsafe { st.alloc::<u32>(cig_n.max(1)) }.map_err(|e| err("alloc", e))?;
-    let mut d_res = st.alloc_zeros::<i32>(n * NR).map_err(|e| err("alloc", e))?;
-    let n_i = n as i32;
-    let ev = |on: bool| if on { st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map(Some) } else { Ok(None) };
-    let e0 = ev(profile).map_err(|e| err("event", e))?;
-    {
-        let cfg = LaunchConfig { grid_dim: (n as u32, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: smem };
-        let mut l = st.launch_builder(dp);
-        l.arg(&d_offs).arg(&d_par).arg(&d_mats).arg(&d_img);
-        if global {
-            l.arg(&mut d_ws);
+            host_pool().install(|| views.into_par_iter().zip(chunk.par_iter()).for_each(|(v, p)| {
+                let j = &jobs[p.idx];
+                let (query, target, _) = j.parts();
+                let (qlen, tlen, qr_end) = (query.len(), target.len(), p.par.sig as usize);
+                v[..tlen].copy_from_slice(target);
+                v[tlen..p.tt16].fill(0);
+                let qr = &mut v[p.tt16..qr_end];
+                for (c, &b) in qr.iter_mut().zip(query.iter().rev()) {
+                    *c = b;
+                }
+                qr[qlen..].fill(0);
+                j.fill_extra(v, p);
+            }));
         }
-        l.arg(&mut d_p).arg(&mut d_res).arg(&n_i);
-        fault.check(Step::Launch)?;
-        // SAFETY: argument types and buffer sizes match the dp kernels' signature and the offsets computed
-        // above; smem is at most the limit set in `kernels`.
-        unsafe { l.launch(cfg) }.map_err(|e| err("launch dp", e))?;
+        let t_packed = std::time::Instant::now();
+        mats.push(0);
+        let d_offs = st.clone_htod(&offs).map_err(|e| err("upload", e))?;
+        let d_par = st.clone_htod(&par).map_err(|e| err("upload", e))?;
+        let d_mats = st.clone_htod(&mats).map_err(|e| err("upload", e))?;
+        fault.check(Step::Alloc)?;
+        // SAFETY: filled by the copy right after.
+        let mut d_img = unsafe { st.alloc::<u8>(img.len()) }.map_err(|e| err("alloc", e))?;
+        {
+            let (dst, _record) = d_img.device_ptr_mut(st);
+            fault.check(Step::Copy)?;
+            // SAFETY: dst holds img.len() bytes; the staging buffer is kept until the copy is done.
+            unsafe { cudarc::driver::result::memcpy_htod_async(dst, img, st.cu_stream()) }.map_err(|e| err("upload", e))?;
+        }
+        let copied = st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_BLOCKING_SYNC)).map_err(|e| err("event", e))?;
+        // SAFETY: the kernels write every window byte before reading it, and read p only where the DP wrote it.
+        let mut d_ws = unsafe { st.alloc::<u8>(ws_n.max(1)) }.map_err(|e| err("alloc", e))?;
+        let mut d_p = unsafe { st.alloc::<u8>(p_n.max(1)) }.map_err(|e| err("alloc", e))?;
+        let mut d_cig = unsafe { st.alloc::<u32>(cig_n.max(1)) }.map_err(|e| err("alloc", e))?;
+        let mut d_res = st.alloc_zeros::<i32>(n * NR).map_err(|e| err("alloc", e))?;
+        let n_i = n as i32;
+        let ev = |on: bool| if on { st.record_event(Some(cudarc::driver::sys::CUevent_flags::CU_EVENT_DEFAULT)).map(Some) } else { Ok(None) };
+        let e0 = ev(profile).map_err(|e| err("event", e))?;
+        {
+            let cfg = LaunchConfig { grid_dim: (n as u32, 1, 1), block_dim: (threads, 1, 1), shared_mem_bytes: smem };
+            let mut l = st.launch_builder(dp);
+            l.arg(&d_offs).arg(&d_par).arg(&d_mats).arg(&d_img);
+            if global {
+                l.arg(&mut d_ws);
+            }
+            l.arg(&mut d_p).arg(&mut d_res).arg(&n_i);
+            fault.check(Step::Launch)?;
+            // SAFETY: argument types and buffer sizes match the dp kernels' signature and the offsets computed
+            // above; smem is at most the limit set in `kernels`.
+            unsafe { l.launch(cfg) }.map_err(|e| err("launch dp", e))?;
+        }
+        let e1 = ev(profile).map_err(|e| err("event", e))?;
+        {
+            let cfg = LaunchConfig { grid_dim: (n.div_ceil(64) as u32, 1, 1), block_dim: (64, 1, 1), shared_mem_bytes: 0 };
+            let mut l = st.launch_builder(&k.bt);
+            l.arg(&d_offs).arg(&d_par).arg(&d_p).arg(&mut d_res).arg(&mut d_cig).arg(&n_i);
+            // SAFETY: as above (ksw_bt).
+            unsafe { l.launch(cfg) }.map_err(|e| err("launch bt", e))?;
+        }
+        let e2 = ev(profile).map_err(|e| err("event", e))?;
+        // the CIGARs compacted on the device, so that the results come down after one wait
+        let d_out = if cig_n > 0 {
+            let mut d_out_off = unsafe { st.alloc::<u64>(n) }.map_err(|e| err("alloc", e))?;
+            // SAFETY: ksw_pack writes the sum(n_cigar) <= cig_n elements the results are read from.
+            let mut d_out = unsafe { st.alloc::<u32>(cig_n) }.map_err(|e| err("alloc", e))?;
+            let cfg = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1024, 1, 1), shared_mem_bytes: 0 };
+            let mut l = st.launch_builder(&k.cigar_offsets);
+            l.arg(&d_res).arg(&mut d_out_off).arg(&n_i);
+            // SAFETY: res has n results, out_off n elements.
+            unsafe { l.launch(cfg) }.map_err(|e| err("launch cigar offsets", e))?;
+            let cfg = LaunchConfig { grid_dim: (n as u32, 1, 1), block_dim: (128, 1, 1), shared_mem_bytes: 0 };
+            let mut l = st.launch_builder(&k.pack);
+            l.arg(&d_offs).arg(&d_par).arg(&d_res).arg(&d_cig).arg(&d_out_off).arg(&mut d_out).arg(&n_i);
+            // SAFETY: as above (ksw_pack); out has room for every CIGAR (n_cigar <= cig_cap a job).
+            unsafe { l.launch(cfg) }.map_err(|e| err("launch pack", e))?;
+            Some(d_out)
+        } else {
+            None
+        };
+        copied.synchronize().map_err(|e| err("sync", e))?;
+        // the inputs and the DP's bytes are freed on the stream, after the kernels
+        drop((d_offs, d_par, d_mats, d_img, d_ws, d_p, d_cig));
+        Ok::<_, String>((d_res, d_out, [e0, e1, e2], t_packed))
+    })();
+    // a step that failed may leave the copy in flight: the stream is waited for before the buffer is reused
+    if launched.is_err() {
+        let _ = st.synchronize();
     }
-    let e1 = ev(profile).map_err(|e| err("event", e))?;
-    {
-        let cfg = LaunchConfig { grid_dim: (n.div_ceil(64) as u32, 1, 1), block_dim: (64, 1, 1), shared_mem_bytes: 0 };
-        let mut l = st.launch_builder(&k.bt);
-        l.arg(&d_offs).arg(&d_par).arg(&d_p).arg(&mut d_res).arg(&mut d_cig).arg(&n_i);
-        // SAFETY: as above (ksw_bt).
-        unsafe { l.launch(cfg) }.map_err(|e| err("launch bt", e))?;
-    }
-    let e2 = ev(profile).map_err(|e| err("event", e))?;
+    rt.give_staging(staging);
+    drop(slot);
+    let (d_res, d_out, [e0, e1, e2], t_packed) = launched?;
     let t_launched = std::time::Instant::now();
     // Wait on an event before each download: a copy into pageable memory issued while the kernels still run
     // appears to hold up the other groups' launches (on an H100, bench/ksw on ulall ran 3x faster with
@@ -605,18 +625,9 @@ fn run_chunk<J: GpuJob>(
         out_off.push(tot);
         tot += KswOut::from_ints(&res[i * NR..]).n_cigar.max(0) as u64;
     }
-    let cigars = if tot > 0 {
-        let d_out_off = st.clone_htod(&out_off).map_err(|e| err("upload", e))?;
-        let mut d_out = unsafe { st.alloc::<u32>(tot as usize) }.map_err(|e| err("alloc", e))?;
-        let cfg = LaunchConfig { grid_dim: (n as u32, 1, 1), block_dim: (128, 1, 1), shared_mem_bytes: 0 };
-        let mut l = st.launch_builder(&k.pack);
-        l.arg(&d_offs).arg(&d_par).arg(&d_res).arg(&d_cig).arg(&d_out_off).arg(&mut d_out).arg(&n_i);
-        // SAFETY: as above (ksw_pack); out has sum(n_cigar) elements.
-        unsafe { l.launch(cfg) }.map_err(|e| err("launch pack", e))?;
-        wait()?;
-        st.clone_dtoh(&d_out).map_err(|e| err("download", e))?
-    } else {
-        Vec::new()
+    let cigars = match d_out {
+        Some(d) if tot > 0 => st.clone_dtoh(&d.slice(..tot as usize)).map_err(|e| err("download", e))?,
+        _ => Vec::new(),
     };
     let mut out = Vec::with_capacity(n);
     for (i, p) in chunk.iter().enumerate() {

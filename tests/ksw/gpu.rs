@@ -29,7 +29,7 @@ fn ksw_kernels_compile_for_sm90() {
     let ptx = ptx_for_sm90("ksw");
     let dp = ["ksw_extd2_dp", "ksw_extd2_dp_g", "ksw_exts2_dp", "ksw_exts2_dp_g"];
     let warp = ["ksw_extd2_dpw1", "ksw_extd2_dpw2", "ksw_extd2_dpw4", "ksw_exts2_dpw1", "ksw_exts2_dpw2", "ksw_exts2_dpw4"];
-    for f in dp.into_iter().chain(warp).chain(["ksw_bt", "ksw_pack"]) {
+    for f in dp.into_iter().chain(warp).chain(["ksw_bt", "ksw_cigar_offsets", "ksw_pack"]) {
         assert!(ptx.contains(f), "PTX lacks {f}");
     }
 }
