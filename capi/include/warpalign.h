@@ -367,6 +367,11 @@ typedef struct warpalign_search_options {
    * `maskedScoring->sub`: 256 x 256 scores, `[target byte][query byte]`, row after row.
    */
   const int32_t *scores;
+  /**
+   * `bandWidth` (`--band=<width>`; 0: none): with warpalign_search_self_strand on the target's own strand,
+   * seed hits more than this many diagonals above the main one are skipped.
+   */
+  uint32_t band_width;
 } warpalign_search_options;
 
 /**
@@ -952,6 +957,19 @@ enum warpalign_status warpalign_search_strand(const struct warpalign_search_targ
                                               size_t len,
                                               struct warpalign_hsp **hsps,
                                               size_t *n);
+
+/**
+ * LASTZ's `--self`: as warpalign_search_strand, for a query strand that is the target itself (`opposite`
+ * 0) or its reverse complement (`opposite` nonzero), the target being one sequence. Seed hits on or below
+ * the main diagonal are skipped, as LASTZ skips them, and on the target's own strand those more than the
+ * options' `band_width` diagonals above it (when not 0). Runs on CPU threads.
+ */
+enum warpalign_status warpalign_search_self_strand(const struct warpalign_search_target *search,
+                                                   const uint8_t *query,
+                                                   size_t len,
+                                                   int32_t opposite,
+                                                   struct warpalign_hsp **hsps,
+                                                   size_t *n);
 
 /**
  * Frees an array warpalign_search_strand made (NULL is ignored).

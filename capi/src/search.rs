@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 use warpalign::search::dispatch::{self, Searcher, TargetSearch};
 use warpalign::search::twin::scoring::ScoreMatrix;
-use warpalign::search::{Extension, HitFilter, SearchOptions, Seed};
+use warpalign::search::{Extension, HitFilter, SearchOptions, Seed, SelfCompare};
 use warpalign::Error;
 
 /// The search's options, as LASTZ's option parser leaves them (its `control` and `seed` fields named below).
@@ -45,6 +45,9 @@ pub struct WarpalignSearchOptions {
     pub mismatches: u32,
     /// `maskedScoring->sub`: 256 x 256 scores, `[target byte][query byte]`, row after row.
     pub scores: *const i32,
+    /// `bandWidth` (`--band=<width>`; 0: none): with warpalign_search_self_strand on the target's own strand,
+    /// seed hits more than this many diagonals above the main one are skipped.
+    pub band_width: u32,
 }
 
 /// One HSP as LASTZ's hit processor reports it, but with its starts: it ends at `pos1 + length` in the
@@ -115,6 +118,8 @@ fn options_of(o: &WarpalignSearchOptions) -> warpalign::Result<(SearchOptions, S
             (4, _) => Extension::Plain,
             (e, m) => return Err(bad(format!("extension {e} (mismatches {m}): expected 0 to 4, mismatches 1 to 50 with 2"))),
         },
+        self_compare: SelfCompare::No,
+        band_width: o.band_width,
     };
     let mut sub = Box::new([[0i32; 256]; 256]);
     // SAFETY: 256 x 256 readable scores (the caller's contract).
@@ -200,7 +205,37 @@ pub extern "C" fn warpalign_search_strand(
     hsps: *mut *mut WarpalignHsp,
     n: *mut usize,
 ) -> WarpalignStatus {
-    guard("warpalign_search_strand", || {
+    strand("warpalign_search_strand", search, query, len, hsps, n, |s, q| s.search_strand(q))
+}
+
+/// LASTZ's `--self`: as warpalign_search_strand, for a query strand that is the target itself (`opposite`
+/// 0) or its reverse complement (`opposite` nonzero), the target being one sequence. Seed hits on or below
+/// the main diagonal are skipped, as LASTZ skips them, and on the target's own strand those more than the
+/// options' `band_width` diagonals above it (when not 0). Runs on CPU threads.
+#[no_mangle]
+pub extern "C" fn warpalign_search_self_strand(
+    search: *const WarpalignSearchTarget,
+    query: *const u8,
+    len: usize,
+    opposite: i32,
+    hsps: *mut *mut WarpalignHsp,
+    n: *mut usize,
+) -> WarpalignStatus {
+    let strand_of = if opposite != 0 { SelfCompare::OppositeStrand } else { SelfCompare::SameStrand };
+    strand("warpalign_search_self_strand", search, query, len, hsps, n, |s, q| s.search_self_strand(q, strand_of))
+}
+
+/// The checks and the results of warpalign_search_strand and warpalign_search_self_strand; `run` searches.
+fn strand(
+    name: &'static str,
+    search: *const WarpalignSearchTarget,
+    query: *const u8,
+    len: usize,
+    hsps: *mut *mut WarpalignHsp,
+    n: *mut usize,
+    run: impl Fn(&TargetSearch, &[u8]) -> warpalign::Result<Vec<warpalign::search::Hsp>>,
+) -> WarpalignStatus {
+    guard(name, || {
         if hsps.is_null() || n.is_null() {
             return Err(Error::InvalidArgument("null hsps or n".into()));
         }
@@ -216,7 +251,7 @@ pub extern "C" fn warpalign_search_strand(
         }
         let start = Instant::now();
         // SAFETY: len readable bytes at query (the caller's contract).
-        let found = s.search.search_strand(unsafe { std::slice::from_raw_parts(query, len) })?;
+        let found = run(&s.search, unsafe { std::slice::from_raw_parts(query, len) })?;
         STRANDS.fetch_add(1, Relaxed);
         HSPS.fetch_add(found.len() as u64, Relaxed);
         NANOS.fetch_add(start.elapsed().as_nanos() as u64, Relaxed);

@@ -108,11 +108,12 @@ uint32_t warpalign_oracle_lastz_search
 		limit_position_table (pt, options->word_count_limit, options->word_count_chasm);
 	for (k=0 ; k<n_queries ; k++)
 		{
-		seq2.v = (u8*) queries[k];  seq2.len = seq2.size = qlens[k];  seq2.revCompFlags = rcf_forward;
+		seq2.v = (u8*) queries[k];  seq2.len = seq2.size = qlens[k];
+		seq2.revCompFlags = (options->self_compare == 2)? rcf_revcomp : rcf_forward;
 		before = c.len;
-		seed_hit_search (&seq1, pt, &seq2, 0, qlens[k], /*selfCompare*/ false,
+		seed_hit_search (&seq1, pt, &seq2, 0, qlens[k], /*selfCompare*/ options->self_compare != 0,
 		                 upper_nuc_to_bits, hitSeed, /*searchLimit*/ 0, /*reportSearchLimit*/ 0,
-		                 /*bandWidth*/ 0, (options->plain_hits)? process_for_plain_hit : process_for_simple_hit, &info);
+		                 options->band_width, (options->plain_hits)? process_for_plain_hit : process_for_simple_hit, &info);
 		counts[k] = c.len - before;
 		}
 

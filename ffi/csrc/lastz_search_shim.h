@@ -34,10 +34,14 @@ typedef struct warpalign_oracle_lastz_search_options {
 	                                * extension: process_for_simple_hit's branch) */
 	int32_t     plain_hits;        /* nonzero: process_for_plain_hit (--nogfextend --nogapped) instead of
 	                                * process_for_simple_hit */
+	int32_t     self_compare;      /* --self: 0 no, 1 every query is the target itself (sameStrand), 2 every
+	                                * query is the target's reverse complement (unpartitioned) */
+	uint32_t    band_width;        /* --band (0: none) */
 } warpalign_oracle_lastz_search_options;
 
 /* Builds the position table of target[0..tlen) once and searches each query strand against it in turn,
- * as LASTZ searches the strands of its queries (selfCompare off, no band, no search limit): queries[k] has
+ * as LASTZ searches the strands of its queries (selfCompare and bandWidth as the options say, no search
+ * limit): queries[k] has
  * qlens[k] bytes (> 0), and like the target a NUL after them (LASTZ's sequences end in one, which the exact
  * match extension reads). Sequences are bytes as LASTZ holds them (case kept); scoring is HOXD70 as LASTZ
  * builds it, through masked_score_set (lowercase and N penalized), as the hit processor gets it. Returns

@@ -8,7 +8,7 @@
 
 use super::engine::{SearchConfig, SearchEngine, SeedIndex};
 use super::twin::scoring::ScoreMatrix;
-use super::{Hsp, SearchOptions};
+use super::{Hsp, SearchOptions, SelfCompare};
 use crate::engine::BackendChoice;
 use crate::{Engine, Error, Result};
 use std::sync::{Arc, Mutex};
@@ -199,6 +199,15 @@ impl TargetSearch {
             return Err(Error::InvalidArgument(format!("query of {} bytes (needs 1 to {MAX_LEN})", query.len())));
         }
         Ok(self.search.search_strand(query))
+    }
+
+    /// `--self`: as [`TargetSearch::search_strand`] for a query strand that is the target itself or its reverse
+    /// complement (`strand`).
+    pub fn search_self_strand(&self, query: &[u8], strand: SelfCompare) -> Result<Vec<Hsp>> {
+        if query.is_empty() || query.len() > MAX_LEN {
+            return Err(Error::InvalidArgument(format!("query of {} bytes (needs 1 to {MAX_LEN})", query.len())));
+        }
+        Ok(self.search.search_self_strand(query, strand))
     }
 }
 

@@ -253,8 +253,8 @@ impl<'a> SearchEngine<'a> {
             engine,
             gpu: None,
         };
-        // the kernels extend by x-drop only
-        if options.extension == super::Extension::XDrop {
+        // the kernels extend by x-drop only, and know nothing of --self
+        if options.extension == super::Extension::XDrop && options.self_compare == super::SelfCompare::No {
             if let Some(rt) = e.engine.gpu() {
                 match super::gpu::DeviceTable::upload(&rt, &e) {
                     Ok(t) => {
@@ -314,12 +314,24 @@ impl<'a> SearchEngine<'a> {
 
     /// The decomposition on CPU threads.
     pub fn search_cpu(&self, query: &[u8]) -> Vec<Hsp> {
+        self.search_cpu_with(query, &self.options)
+    }
+
+    /// `--self`: one strand of the target against the target, `strand` saying which (the reverse complement for
+    /// [`SelfCompare::OppositeStrand`]), on CPU threads. Panics on an empty query.
+    pub fn search_self_strand(&self, query: &[u8], strand: super::SelfCompare) -> Vec<Hsp> {
+        assert!(!query.is_empty(), "the query is empty");
+        assert!(query.len() < i32::MAX as usize, "the twin's arithmetic is int32");
+        self.search_cpu_with(query, &SearchOptions { self_compare: strand, ..self.options.clone() })
+    }
+
+    fn search_cpu_with(&self, query: &[u8], options: &SearchOptions) -> Vec<Hsp> {
         let seed_len = self.options.seed.length;
         let mut hsps = Vec::new();
         if (query.len() as u32) < seed_len {
             return hsps;
         }
-        let hit = HitProcessor { target: &self.target, query, options: &self.options, scoring: &self.scoring };
+        let hit = HitProcessor { target: &self.target, query, options, scoring: &self.scoring };
         let mut diag_end = vec![INACTIVE; DIAG_HASH_SIZE as usize];
         let ends = seed_len..query.len() as u32 + 1;
         let mut block = ends.start;
@@ -419,6 +431,9 @@ impl<'a> SearchEngine<'a> {
             let mut found = Vec::new();
             for &i in &sorted[run] {
                 let (p1, p2) = hits[i as usize];
+                if hit.skipped(p1, p2) {
+                    continue;
+                }
                 if let Some(h) = hit.simple_hit(&mut ends[hashed_diag(p1, p2) - first_diag], p1, p2) {
                     found.push((i, h));
                 }

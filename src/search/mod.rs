@@ -7,7 +7,8 @@
 //! none/one/two, `--step`, `--maxwordcount=<limit>[,<chasm>]`, the hit processor `process_for_simple_hit`
 //! with `--filter` and x-drop extension (`--xdrop`; the twin also `--exact`, `--mismatch`, `--nogfextend` and
 //! `process_for_plain_hit`), the entropy adjustment (`--[no]entropy`) and a fixed `--hspthresh`;
-//! no `--self`, no band, no search limit. It is checked HSP by HSP against upstream's own functions (`ffi`, tests/search).
+//! `--self` (a target of one sequence) with `--band`; no search limit. It is checked HSP by HSP against upstream's
+//! own functions (`ffi`, tests/search).
 //!
 //! # Sequences
 //! Bytes as LASTZ holds them after loading (case kept: lowercase is masked, so it starts no seed and
@@ -57,6 +58,24 @@ pub struct SearchOptions {
     pub filter: Option<HitFilter>,
     /// How a seed hit is extended without gaps (`--xdrop`, `--exact`, `--mismatch`, `--nogfextend`).
     pub extension: Extension,
+    /// `--self`: the query strand searched is the target itself or its reverse complement.
+    pub self_compare: SelfCompare,
+    /// `--band=<width>` (0: none): with `--self` on the target's own strand, hits more than this many
+    /// diagonals above the main one are skipped.
+    pub band_width: u32,
+}
+
+/// `--self` (`selfCompare`, `sameStrand`): which strand of the target the query strand is. Seed hits on or
+/// below the main diagonal are skipped before they reach the hit processor (`seed_hit_below_diagonal`, for a
+/// target of one sequence), so each alignment is found once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SelfCompare {
+    /// Not `--self`.
+    No,
+    /// The query strand is the target as it is.
+    SameStrand,
+    /// The query strand is the target's reverse complement.
+    OppositeStrand,
 }
 
 /// `gfExtend`, the gap-free extension of `process_for_simple_hit`.
@@ -104,6 +123,8 @@ impl SearchOptions {
             max_word_count_chasm: 0,
             filter: None,
             extension: Extension::XDrop,
+            self_compare: SelfCompare::No,
+            band_width: 0,
         }
     }
 }

@@ -193,6 +193,13 @@ static void search(void)
 	succeeded(warpalign_search_strand(t, yb, 1000, &h, &n), "search strand");
 	if (h == NULL || n == 0) fail("search found nothing in a query equal to its target");
 	warpalign_search_hsps_free(h);
+	/* --self on the target's own strand: the main diagonal (the query's only HSP above) is skipped */
+	refused(warpalign_search_self_strand(NULL, ya, 1000, 0, &h, &n), "self search NULL target", "null search");
+	if (h != NULL || n != 0) fail("self search outputs left set on a refusal");
+	succeeded(warpalign_search_self_strand(t, ya, 1000, 0, &h, &n), "self search strand");
+	for (size_t i = 0; i < n; ++i)
+		if (h[i].pos1 >= h[i].pos2) fail("self search kept a hit on or below the main diagonal");
+	warpalign_search_hsps_free(h);
 	warpalign_search_target_destroy(t);
 }
 

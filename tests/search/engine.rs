@@ -5,11 +5,11 @@
 //! each random family as the twin's tests), `WARPALIGN_SEARCH_SEED`.
 
 use crate::common::{env_u64, failing_cases, pick, Rng};
-use crate::oracle::{collision_pair, compare, random_options, random_other_extension, random_pair, rev_comp, twin};
+use crate::oracle::{collision_pair, compare, random_options, random_other_extension, random_pair, rev_comp, self_options, self_target, twin};
 use crate::real::{for_each_genome_pair, genome_option_sets};
 use warpalign::search::twin::pos_table::PosTable;
 use warpalign::search::twin::scoring::ScoreMatrix;
-use warpalign::search::{Extension, Hsp, SearchConfig, SearchEngine, SearchOptions, Seed, SeedIndex};
+use warpalign::search::{Extension, Hsp, SearchConfig, SearchEngine, SearchOptions, Seed, SeedIndex, SelfCompare};
 use warpalign::Engine;
 
 /// Configurations that put chunk and block boundaries between most positions, and a default-sized one.
@@ -112,6 +112,32 @@ pub fn family_vs_twin(
     let n_configs = if gpu && gpu_default_only() { 1 } else { 2 };
     eprintln!("{what}: {n} pairs (both strands; configurations a pair: {n_configs}), {} twin HSPs", hsps.into_inner());
     assert!(bad.is_empty(), "{what}: {} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
+}
+
+/// `--self` (and `--band`): the engine on the CPU against the twin, both strands of a target against itself.
+#[test]
+fn self_engine_vs_twin() {
+    let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 8;
+    let seed = env_u64("WARPALIGN_SEARCH_SEED", 23) + 13;
+    let scoring = ScoreMatrix::masked_hoxd70();
+    let engine = Engine::cpu();
+    let bad = failing_cases(n, |i| {
+        let mut rng = Rng::for_case(seed, i);
+        let t = self_target(&mut rng);
+        let rc = rev_comp(&t);
+        let configs = random_configs(&mut rng);
+        for (strand, q) in [(SelfCompare::SameStrand, &t), (SelfCompare::OppositeStrand, &rc)] {
+            let (pattern, o) = self_options(&mut rng, t.len(), strand);
+            let tw = twin(&t, &[q], &o, &scoring);
+            for (config, en) in configs.iter().zip(engine_runs(&engine, &t, &[q], &o, &scoring, &configs, false)) {
+                if let Some(why) = compare(&en[0], &tw[0]) {
+                    return Some(format!("case {i} (seed {seed}; target {} bp, seed {pattern}, {o:?}, {config:?}): engine vs twin: {why}", t.len()));
+                }
+            }
+        }
+        None
+    });
+    assert!(bad.is_empty(), "{} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
 }
 
 #[test]

@@ -7,7 +7,7 @@ use crate::common::{env_u64, failing_cases, pick, Rng};
 use std::ffi::CString;
 use warpalign::search::twin::pos_table::PosTable;
 use warpalign::search::twin::scoring::ScoreMatrix;
-use warpalign::search::{self, Extension, HitFilter, Hsp, SearchOptions, Seed};
+use warpalign::search::{self, Extension, HitFilter, Hsp, SearchOptions, Seed, SelfCompare};
 use warpalign_ffi::lastz as lz;
 
 /// Upstream's search of each query strand against `target` (one table): each strand's HSPs.
@@ -37,6 +37,12 @@ pub fn oracle(target: &[u8], queries: &[&[u8]], pattern: &str, o: &SearchOptions
             Extension::None | Extension::Plain => -2,
         },
         plain_hits: (o.extension == Extension::Plain) as i32,
+        self_compare: match o.self_compare {
+            SelfCompare::No => 0,
+            SelfCompare::SameStrand => 1,
+            SelfCompare::OppositeStrand => 2,
+        },
+        band_width: o.band_width,
     };
     let ptrs: Vec<*const u8> = queries.iter().map(|q| q.as_ptr()).collect();
     let lens: Vec<u32> = queries.iter().map(|q| q.len() as u32 - 1).collect();
@@ -128,6 +134,8 @@ pub fn options(
         max_word_count_chasm: 0,
         filter: None,
         extension: Extension::XDrop,
+        self_compare: SelfCompare::No,
+        band_width: 0,
     };
     (pattern.to_string(), o)
 }
@@ -406,4 +414,86 @@ fn hash_collision_drops_the_second_copy() {
     assert_eq!(or.len(), 1, "{or:?}");
     assert_eq!((or[0].pos1, or[0].pos2, or[0].length), (500 + 65_536, 0, 1000));
     assert_eq!(twin(&t, &[&q], &o, &ScoreMatrix::masked_hoxd70()).swap_remove(0), or);
+}
+
+/// A target for `--self`: a random pair's target with copies of its own pieces added: anywhere, some
+/// reverse-complemented (inverted repeats); tandem, at `self_options`' band widths (hits exactly at the band's
+/// edge); and palindromes, a piece then its reverse complement, right after it or one base on (hits next to
+/// the reverse strand's main diagonal; a strict seed hits nothing exactly on it, whose windows would pair a
+/// base with its own complement).
+pub fn self_target(rng: &mut Rng) -> Vec<u8> {
+    let (mut t, _) = random_pair(rng);
+    let tlen = t.len();
+    let mut put = |t: &mut Vec<u8>, piece: &[u8], to: usize| {
+        let n = piece.len().min(tlen - to);
+        t[to..to + n].copy_from_slice(&piece[..n]);
+    };
+    for _ in 0..rng.range(1, 8) {
+        let len = rng.range(20, 4000).min(tlen as i64 / 2) as usize;
+        let (from, to) = (rng.below((tlen - len) as u64 + 1) as usize, rng.below((tlen - len) as u64 + 1) as usize);
+        let mut piece = t[from..from + len].to_vec();
+        match rng.below(3) {
+            0 => put(&mut t, &piece, to),
+            1 => {
+                piece = rev_comp(&piece);
+                put(&mut t, &piece, to)
+            }
+            _ => {
+                let gap = rng.below(2) as usize;
+                let rc = rev_comp(&piece);
+                put(&mut t, &rc, (from + len + gap).min(tlen - 1))
+            }
+        }
+        // a short palindrome alone: its only hits lie next to the reverse strand's main diagonal
+        let arm = rng.range(6, 14) as usize;
+        let at = rng.below((tlen - 2 * arm - 1) as u64) as usize;
+        let left = t[at..at + arm].to_vec();
+        let gap = rng.below(2) as usize;
+        put(&mut t, &rev_comp(&left), at + arm + gap);
+        let d = pick(rng, &BAND_WIDTHS) as usize;
+        if from + d < tlen {
+            let piece = t[from..from + len.min(300)].to_vec();
+            put(&mut t, &piece, from + d);
+        }
+    }
+    t
+}
+
+/// `--band` widths of the `--self` tests.
+const BAND_WIDTHS: [u32; 5] = [1, 5, 50, 1000, 20_000];
+
+/// `--self` options: `random_options` (a fifth with another extension), `--band` now and then on the target's
+/// own strand.
+pub fn self_options(rng: &mut Rng, target_len: usize, strand: SelfCompare) -> (String, SearchOptions) {
+    let (pattern, mut o) = if rng.chance(0.2) { random_other_extension(rng, target_len) } else { random_options(rng, target_len) };
+    o.self_compare = strand;
+    if strand == SelfCompare::SameStrand && rng.chance(0.3) {
+        o.band_width = pick(rng, &BAND_WIDTHS);
+    }
+    (pattern, o)
+}
+
+/// `--self` (and `--band`): a target against itself and against its reverse complement, twin vs oracle.
+#[test]
+fn self_twin_vs_oracle() {
+    let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 4;
+    let seed = env_u64("WARPALIGN_SEARCH_SEED", 23) + 3;
+    let scoring = ScoreMatrix::masked_hoxd70();
+    let hsps = std::sync::atomic::AtomicU64::new(0);
+    let bad = failing_cases(n, |i| {
+        let mut rng = Rng::for_case(seed, i);
+        let t = self_target(&mut rng);
+        let rc = rev_comp(&t);
+        for (strand, q) in [(SelfCompare::SameStrand, &t), (SelfCompare::OppositeStrand, &rc)] {
+            let (pattern, o) = self_options(&mut rng, t.len(), strand);
+            let (tw, or) = (twin(&t, &[q], &o, &scoring), oracle(&t, &[q], &pattern, &o));
+            hsps.fetch_add(or[0].len() as u64, std::sync::atomic::Ordering::Relaxed);
+            if let Some(why) = compare(&tw[0], &or[0]) {
+                return Some(format!("case {i} (seed {seed}; target {} bp, seed {pattern}, {o:?}): {why}", t.len()));
+            }
+        }
+        None
+    });
+    eprintln!("{n} targets under --self (both strands), {} HSPs compared", hsps.into_inner());
+    assert!(bad.is_empty(), "{} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
 }

@@ -83,9 +83,9 @@ static void lzw_search_report (void)
 //	match, mismatches or none) and a fixed threshold (no twins, no recovered
 //	hits), a strict seed of at most 28 bits,
 //	the ACGT alphabet, and nothing that reads or changes the search's state
-//	beside the reporter (no entropy report, no self, band,
-//	search limit, inference, capsule, quantum, anchors file, dynamic masking or
-//	search debugging).
+//	beside the reporter (no entropy report, search limit, inference, capsule,
+//	quantum, anchors file, dynamic masking or search debugging).  --self and
+//	its --band are covered for targets of one sequence (lzw_search_covers).
 
 static int lzw_search_covers_params (void);
 static int lzw_search_covers_params (void)
@@ -96,12 +96,9 @@ static int lzw_search_covers_params (void)
 
 	if ((p != &lzParams) || (p->inferScores) || (p->capsule != NULL)
 	 || (p->targetIsQuantum) || (p->anchorsFile != NULL)
-	 || (p->selfCompare) || (p->hspImmediate) || (p->searchLimit != 0)
+	 || (p->hspImmediate) || (p->searchLimit != 0)
 	 || (p->dynamicMasking != 0) || (p->wordCountKeep != 0))
 		return false;
-#ifndef forbidBandWidth
-	if (p->bandWidth != 0) return false;
-#endif // not forbidBandWidth
 	if ((seed_search_dbgDumpRawHits) || (seed_search_dbgShowRawHits)
 	 || (seed_search_dbgShowHits)    || (seed_search_dbgShowCoverage))
 		return false;
@@ -139,6 +136,10 @@ static int lzw_search_covers (seq* target, seq* query, hitprocessor hitProc, hit
 	if (!warpalign_search_takes (target->len)) return false;
 	if (!lzw_search_covers_params ()) return false;
 	if ((query->fileType == seq_type_qdna) || (query->choresFile != NULL))
+		return false;
+	// --self:  seed_hit_below_diagonal reads partitions on the opposite strand
+	if ((currParams->selfCompare)
+	 && ((target->partition.p != NULL) || (query->partition.p != NULL)))
 		return false;
 
 	if (((hitProc != process_for_simple_hit)
@@ -265,6 +266,11 @@ static int lzw_search_strand (seq* target, seq* query, hitprocessor hitProc, voi
 		o.mismatches               = (o.extension == 2)? (uint32_t) hp->gfExtend : 0;
 		o.scores                   = (hp->gfExtend == gfexXDrop)? &hp->scoring->sub[0][0]
 		                                                         : &currParams->maskedScoring->sub[0][0];
+#ifndef forbidBandWidth
+		o.band_width               = currParams->bandWidth;
+#else
+		o.band_width               = 0;
+#endif // not forbidBandWidth
 
 		status = warpalign_search_target_create (&o, target->v, target->len, &lzwSearch);
 		if (status != WARPALIGN_STATUS_OK)
@@ -273,7 +279,13 @@ static int lzw_search_strand (seq* target, seq* query, hitprocessor hitProc, voi
 		lzwSearchLen = target->len;
 		}
 
-	status = warpalign_search_strand (lzwSearch, query->v, query->len, &hsps, &n);
+	// --self:  the query is the target, on its own strand or the other
+	// (seed_search's sameStrand)
+	if (currParams->selfCompare)
+		status = warpalign_search_self_strand (lzwSearch, query->v, query->len,
+		                                       query->revCompFlags != target->revCompFlags, &hsps, &n);
+	else
+		status = warpalign_search_strand (lzwSearch, query->v, query->len, &hsps, &n);
 	if (status != WARPALIGN_STATUS_OK)
 		suicidef ("%s (status %d)", warpalign_last_error (), (int) status);
 

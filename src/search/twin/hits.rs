@@ -8,7 +8,7 @@
 
 use super::pos_table::{upper_nuc_to_bits, PosTable, NO_PREVIOUS};
 use super::scoring::{entropy, ScoreMatrix};
-use crate::search::{Extension, HitFilter, Hsp, SearchOptions};
+use crate::search::{Extension, HitFilter, Hsp, SearchOptions, SelfCompare};
 
 /// `diagHashSize` (the default build's).
 pub const DIAG_HASH_SIZE: u32 = 65536;
@@ -16,7 +16,7 @@ pub const DIAG_HASH_SIZE: u32 = 65536;
 pub const INACTIVE: u32 = u32::MAX;
 
 /// Searches one query strand against the target's table, as `seed_hit_search(target, pt, query, 0,
-/// query.len(), selfCompare false, upper_nuc_to_bits, seed, no limit, no band, process_for_simple_hit)`
+/// query.len(), selfCompare, upper_nuc_to_bits, seed, no limit, bandWidth, process_for_simple_hit)`
 /// with x-drop extension: the HSPs in the order LASTZ collects them. `pt` must be the table of `target`
 /// for `options.seed` and `options.step`. Panics on a seed shorter than 2 (LASTZ dies) and on an empty
 /// query (LASTZ dies: "interval is void").
@@ -95,8 +95,10 @@ impl Search<'_> {
         }
         while pos != NO_PREVIOUS {
             let pos1 = self.pt.step * pos;
-            if let Some(hsp) = self.hit.simple_hit(&mut self.diag_end[hashed_diag(pos1, pos2)], pos1, pos2) {
-                self.hsps.push(hsp);
+            if !self.hit.skipped(pos1, pos2) {
+                if let Some(hsp) = self.hit.simple_hit(&mut self.diag_end[hashed_diag(pos1, pos2)], pos1, pos2) {
+                    self.hsps.push(hsp);
+                }
             }
             pos = self.pt.prev[pos as usize];
         }
@@ -123,6 +125,24 @@ pub struct Extended {
 }
 
 impl HitProcessor<'_> {
+    /// Whether `find_table_matches` skips the hit ending at `(pos1, pos2)` before the hit processor sees it:
+    /// with `--self`, a hit on or below the main diagonal (`seed_hit_below_diagonal`, the query unpartitioned),
+    /// and on the target's own strand one more than `--band` diagonals above it.
+    pub fn skipped(&self, pos1: u32, pos2: u32) -> bool {
+        match self.options.self_compare {
+            SelfCompare::No => false,
+            SelfCompare::SameStrand => pos1 >= pos2 || (self.options.band_width > 0 && pos2 - pos1 > self.options.band_width),
+            SelfCompare::OppositeStrand => {
+                // both moved to the hit's start, the query's counted from the other end of its strand (unspos
+                // arithmetic, as upstream's)
+                let length = self.options.seed.length;
+                let (p1, p2) = (pos1.wrapping_sub(length), pos2.wrapping_sub(length));
+                let p2 = (self.query.len() as u32).wrapping_sub(1).wrapping_sub(p2);
+                p1 >= p2
+            }
+        }
+    }
+
     /// `process_for_simple_hit` (no position filter) of the hit ending at `(pos1, pos2)` (seed-long),
     /// `diag_end` being `diagEnd[]` of its hashed diagonal: the only state it reads and writes. With
     /// `Extension::Plain`, `process_for_plain_hit`.
