@@ -368,6 +368,11 @@ typedef struct warpalign_search_options {
    */
   const int32_t *scores;
   /**
+   * `selfCompare` (`--self`): nonzero when the strands will be searched with warpalign_search_self_strand
+   * (they then run on CPU threads, and the target's search prepares nothing on the GPU).
+   */
+  int32_t self_compare;
+  /**
    * `bandWidth` (`--band=<width>`; 0: none): with warpalign_search_self_strand on the target's own strand,
    * seed hits more than this many diagonals above the main one are skipped.
    */

@@ -45,6 +45,9 @@ pub struct WarpalignSearchOptions {
     pub mismatches: u32,
     /// `maskedScoring->sub`: 256 x 256 scores, `[target byte][query byte]`, row after row.
     pub scores: *const i32,
+    /// `selfCompare` (`--self`): nonzero when the strands will be searched with warpalign_search_self_strand
+    /// (they then run on CPU threads, and the target's search prepares nothing on the GPU).
+    pub self_compare: i32,
     /// `bandWidth` (`--band=<width>`; 0: none): with warpalign_search_self_strand on the target's own strand,
     /// seed hits more than this many diagonals above the main one are skipped.
     pub band_width: u32,
@@ -118,7 +121,7 @@ fn options_of(o: &WarpalignSearchOptions) -> warpalign::Result<(SearchOptions, S
             (4, _) => Extension::Plain,
             (e, m) => return Err(bad(format!("extension {e} (mismatches {m}): expected 0 to 4, mismatches 1 to 50 with 2"))),
         },
-        self_compare: SelfCompare::No,
+        self_compare: if o.self_compare != 0 { SelfCompare::SameStrand } else { SelfCompare::No },
         band_width: o.band_width,
     };
     let mut sub = Box::new([[0i32; 256]; 256]);

@@ -181,6 +181,8 @@ impl TargetSearch {
             return bad("filter with a negative match count".into());
         }
         let choice = BackendChoice::from_env()?;
+        // --self searches on CPU threads: no GPU to start for it
+        let choice = if options.self_compare == SelfCompare::No { choice } else { BackendChoice::Cpu };
         let waiting = Instant::now();
         let p = match warm.take(target, &options) {
             Some(p) => p,

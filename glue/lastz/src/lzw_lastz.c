@@ -173,8 +173,9 @@ static int lzw_search_covers (seq* target, seq* query, hitprocessor hitProc, hit
 
 static void lzw_search_warm_up (seq* target)
 	{
+	// (--self searches on CPU threads:  no GPU to start)
 	if ((target == NULL) || (target->len == 0) || (!warpalign_search_takes (target->len))
-	 || (!lzw_search_covers_params ()))
+	 || (!lzw_search_covers_params ()) || (currParams->selfCompare))
 		return;
 	(void) warpalign_search_warm_up (currParams->hitSeed->pattern, currParams->step,
 	                                 currParams->wordCountLimit, currParams->maxWordCountChasm,
@@ -266,6 +267,7 @@ static int lzw_search_strand (seq* target, seq* query, hitprocessor hitProc, voi
 		o.mismatches               = (o.extension == 2)? (uint32_t) hp->gfExtend : 0;
 		o.scores                   = (hp->gfExtend == gfexXDrop)? &hp->scoring->sub[0][0]
 		                                                         : &currParams->maskedScoring->sub[0][0];
+		o.self_compare             = currParams->selfCompare;
 #ifndef forbidBandWidth
 		o.band_width               = currParams->bandWidth;
 #else
