@@ -20,48 +20,55 @@ static int frag_longer(const void *a, const void *b) /* (length, index) pairs: l
 	return x[0] != y[0]? (x[0] > y[0]? -1 : 1) : (x[1] > y[1]) - (x[1] < y[1]);
 }
 
-/* kt_for over the fragments, the longest handed out first: each fragment's mapping is its own (its output goes to
- * its slot; a thread's kalloc changes no result), so only the tail of threads finishing alone gets shorter (the
- * debug lines' order, which threads already make vary, aside). */
-static void map_longest_first(const pipeline_t *p, step_t *s, const int64_t *frag_len)
+/* Each fragment's length (its segments' bases) into frag_len, and the fragments' indices, longest first (ties by
+ * index): a new array. */
+static int64_t *frag_order(const step_t *s, int64_t *frag_len)
 {
-	longest_first_t l;
-	int64_t *pairs = (int64_t*)malloc((s->n_frag > 0? s->n_frag : 1) * 2 * sizeof(int64_t)), *order;
-	int i;
-	for (i = 0; i < s->n_frag; ++i) pairs[2*i] = frag_len[i], pairs[2*i+1] = i;
+	int64_t *pairs = (int64_t*)malloc((s->n_frag > 0? s->n_frag : 1) * 2 * sizeof(int64_t));
+	int i, j;
+	for (i = 0; i < s->n_frag; ++i) {
+		for (j = 0, frag_len[i] = 0; j < s->n_seg[i]; ++j) frag_len[i] += s->seq[s->seg_off[i] + j].l_seq;
+		pairs[2*i] = frag_len[i], pairs[2*i+1] = i;
+	}
 	qsort(pairs, s->n_frag, 2 * sizeof(int64_t), frag_longer);
-	order = pairs; /* the indices, packed in place */
-	for (i = 0; i < s->n_frag; ++i) order[i] = pairs[2*i+1];
-	l.s = s, l.order = order;
-	kt_for(p->n_threads, worker_longest_first, &l, s->n_frag);
-	free(pairs);
+	for (i = 0; i < s->n_frag; ++i) pairs[i] = pairs[2*i+1]; /* the indices, packed in place */
+	return pairs;
 }
 
-static void finish_start(const pipeline_t *p, step_t *s);
+/* kt_for over the fragments in `order`: each fragment's mapping is its own (its output goes to its slot; a thread's
+ * kalloc changes no result), so handing out the longest first only shortens the tail of threads finishing alone (the
+ * debug lines' order, which threads already make vary, aside; a speculating pass has none). */
+static void map_in_order(const pipeline_t *p, step_t *s, const int64_t *order)
+{
+	longest_first_t l;
+	l.s = s, l.order = order;
+	kt_for(p->n_threads, worker_longest_first, &l, s->n_frag);
+}
+
+static void finish_start(const pipeline_t *p, step_t *s, int64_t *order);
 
 static void map_batch(const pipeline_t *p, step_t *s) // kt_for over the fragments, in speculative-batching passes when warpalign can
 {
 	int i, j;
-	int64_t *frag_len = (int64_t*)malloc((s->n_frag > 0? s->n_frag : 1) * sizeof(int64_t));
+	int64_t *frag_len = (int64_t*)malloc((s->n_frag > 0? s->n_frag : 1) * sizeof(int64_t)), *order;
 	double t0 = realtime(), t1;
 	mmw_seed_wait(s->mmw_seeds); // its reads seeded on the GPU while it was read
 	t1 = realtime();
 
-	for (i = 0; i < s->n_frag; ++i)
-		for (j = 0, frag_len[i] = 0; j < s->n_seg[i]; ++j) frag_len[i] += s->seq[s->seg_off[i] + j].l_seq;
+	order = frag_order(s, frag_len);
 	s->mmw = mmw_batch_begin(p->opt, s->n_frag, frag_len);
+	free(frag_len);
 	if (s->mmw == 0) {
-		if (p->n_threads > 1 && !mm_dbg_flag) map_longest_first(p, s, frag_len);
+		if (p->n_threads > 1 && !mm_dbg_flag) map_in_order(p, s, order);
 		else kt_for(p->n_threads, worker_for, s, s->n_frag); // one thread's debug lines in upstream's order
-		free(frag_len);
+		free(order);
 		if (mmw_trace_on())
 			fprintf(stderr, "[warpalign %.3f] mapped %d fragments in %.3f s after %.3f s waiting for their seeds\n", realtime() - mm_realtime0, s->n_frag, realtime() - t1, t1 - t0);
 		return;
 	}
-	free(frag_len);
 	if (mmw_trace_on()) fprintf(stderr, "[warpalign %.3f] waited %.3f s for the part's seeds\n", t1 - mm_realtime0, t1 - t0);
 	do {
-		kt_for(p->n_threads, worker_for, s, s->n_frag);
+		map_in_order(p, s, order);
 		for (i = 0; i < s->n_seq; ++i) { // a record pass's output
 			for (j = 0; j < s->n_reg[i]; ++j) free(s->reg[i][j].p);
 			free(s->reg[i]);
@@ -72,9 +79,8 @@ static void map_batch(const pipeline_t *p, step_t *s) // kt_for over the fragmen
 		mm_tbuf_destroy(s->buf[i]);
 		s->buf[i] = mm_tbuf_init();
 	}
-	finish_start(p, s);
+	finish_start(p, s, order);
 }
-
 
 /* Step 2's output formatted by threads: upstream's loop formats and writes one line at a time in the one thread of
  * the output step, which runs one part at a time. With -c an 8 Mb part of ultra-long reads writes about 4 MB of
@@ -199,6 +205,7 @@ static void put_frags(const kstring_t *out, long n)
 
 struct part_finish_s {
 	pthread_t thread;
+	int64_t *order; /* the fragments, longest first */
 	kstring_t *out; /* each fragment's lines (NULL: step 2 formats them) */
 };
 
@@ -209,7 +216,9 @@ static void *finish_main(void *arg)
 	int64_t bases = 0;
 	int i;
 	mmw_batch_final(s->mmw);
-	kt_for(p->n_threads, worker_for, s, s->n_frag);
+	map_in_order(p, s, s->finish->order);
+	free(s->finish->order);
+	s->finish->order = 0;
 	mmw_batch_end(s->mmw);
 	s->mmw = 0;
 	for (i = 0; i < p->n_threads; ++i) { // the final pass's kalloc cores, freed here rather than in step 2
@@ -224,10 +233,14 @@ static void *finish_main(void *arg)
 	return 0;
 }
 
-static void finish_start(const pipeline_t *p, step_t *s)
+static void finish_start(const pipeline_t *p, step_t *s, int64_t *order) // takes order
 {
-	if (s->mmw == 0 || p->n_threads < 2) return;
+	if (s->mmw == 0 || p->n_threads < 2) {
+		free(order);
+		return;
+	}
 	s->finish = (struct part_finish_s*)calloc(1, sizeof(struct part_finish_s));
+	s->finish->order = order;
 	if (pthread_create(&s->finish->thread, 0, finish_main, s) != 0) {
 		fprintf(stderr, "[ERROR] warpalign: cannot start a thread\n");
 		exit(EXIT_FAILURE);

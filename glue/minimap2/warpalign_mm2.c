@@ -319,10 +319,12 @@ void mmw_start_early(const mm_mapopt_t *opt, int n_files, char *const *files)
 	int64_t bytes = 0;
 	int i;
 	struct stat st;
-	/* The GPU's context keeps about 10 MB resident per hardware queue (8 by default): 2 cost the ksw and
-	 * chain launches nothing measurable and save 37 MB (H200). Set here, before any thread runs, unless
-	 * the user chose. */
-	setenv("CUDA_DEVICE_MAX_CONNECTIONS", "2", 0);
+	/* The GPU's context keeps about 10 MB resident per hardware queue (8 by default): 2 save 37 MB (H200)
+	 * and cost the unspliced presets nothing measurable. Spliced alignment keeps the GPU busiest with ksw
+	 * launches, whose streams share the queues and wait on each other's work: with 4, 40 Mb of spliced reads
+	 * took 2.8-3.2 s against 3.6-4.4 s with 2, in three calls (H200, -t16; bench/results/2026-11-28h-output).
+	 * Set here, before any thread runs, unless the user chose. */
+	setenv("CUDA_DEVICE_MAX_CONNECTIONS", opt->flag & MM_F_SPLICE? "4" : "2", 0);
 	mmw_check(warpalign_env_check()); /* the library's variables, before any output */
 	mmw_index_mode();
 	if (warpalign_requested_backend() != WARPALIGN_BACKEND_REQUEST_GPU) {
