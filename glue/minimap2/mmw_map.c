@@ -294,3 +294,82 @@ static int write_part(const pipeline_t *p, step_t *s)
 	free(out);
 	return 1;
 }
+
+/* Reading ahead: while speculating, a thread of its own reads the parts (step 0's own code) and starts their seeding
+ * on the GPU, one part ahead of the pipeline's step 0, which takes them in order. Otherwise a part is read only once
+ * one of the pipeline's threads is free, which is when a part's output step ends; that step waits for the part's
+ * last GPU work, so about every other part was read just before its mapping step and that step waited the whole
+ * seeding (E. coli, 200 Mb of ultra-long reads, -c, -t16: 0.56 s of 2.2). The parts, their order and their reading
+ * are step 0's. */
+#define READ_AHEAD_PARTS 1
+
+struct read_ahead_s {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cv;
+	void *part[READ_AHEAD_PARTS];
+	int head, n, ended; /* ended: the reading returned NULL (the input's end) */
+};
+
+static __thread int read_ahead_reader; /* this thread is the one reading ahead */
+
+static void *read_ahead_main(void *arg)
+{
+	pipeline_t *p = (pipeline_t*)arg;
+	struct read_ahead_s *r = p->ahead;
+	void *s;
+	read_ahead_reader = 1;
+	do {
+		pthread_mutex_lock(&r->lock);
+		while (r->n == READ_AHEAD_PARTS) pthread_cond_wait(&r->cv, &r->lock);
+		pthread_mutex_unlock(&r->lock);
+		s = worker_pipeline(p, 0, 0);
+		pthread_mutex_lock(&r->lock);
+		if (s) r->part[(r->head + r->n++) % READ_AHEAD_PARTS] = s;
+		else r->ended = 1;
+		pthread_cond_broadcast(&r->cv);
+		pthread_mutex_unlock(&r->lock);
+	} while (s);
+	return 0;
+}
+
+static void read_ahead_start(pipeline_t *p, int pl_threads)
+{
+	struct read_ahead_s *r;
+	if (pl_threads < 4 || p->n_parts > 0) return; /* only beside the speculating pipeline (mmw_pipeline_threads) */
+	r = (struct read_ahead_s*)calloc(1, sizeof(*r));
+	pthread_mutex_init(&r->lock, 0);
+	pthread_cond_init(&r->cv, 0);
+	p->ahead = r;
+	if (pthread_create(&r->thread, 0, read_ahead_main, p) != 0) {
+		fprintf(stderr, "[ERROR] warpalign: cannot start a thread\n");
+		exit(EXIT_FAILURE);
+	}
+}
+
+/* In step 0: 1 with the next part (NULL at the input's end) when a thread reads ahead and this is not it. */
+static int read_ahead_take(pipeline_t *p, void **part)
+{
+	struct read_ahead_s *r = p->ahead;
+	if (r == 0 || read_ahead_reader) return 0;
+	pthread_mutex_lock(&r->lock);
+	while (r->n == 0 && !r->ended) pthread_cond_wait(&r->cv, &r->lock);
+	if (r->n > 0) {
+		*part = r->part[r->head];
+		r->head = (r->head + 1) % READ_AHEAD_PARTS, --r->n;
+		pthread_cond_broadcast(&r->cv);
+	} else *part = 0;
+	pthread_mutex_unlock(&r->lock);
+	return 1;
+}
+
+static void read_ahead_stop(pipeline_t *p)
+{
+	struct read_ahead_s *r = p->ahead;
+	if (r == 0) return;
+	pthread_join(r->thread, 0); /* the pipeline ended: the reader met the input's end */
+	pthread_mutex_destroy(&r->lock);
+	pthread_cond_destroy(&r->cv);
+	free(r);
+	p->ahead = 0;
+}

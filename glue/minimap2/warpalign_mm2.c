@@ -495,10 +495,11 @@ int mmw_reads_end(void)
 }
 
 /* minimap2's pipeline threads (kt_pipeline): 2 unless -2 asks for 3. While speculating, a batch's output
- * step also waits for its last GPU work and runs its final pass, and a part is seeded on the GPU from its
- * reading on: with 3 threads the part after the one being mapped was read only once the output step before
- * ended, and its mapping then waited 20-40 ms for its seeds (E. coli, 8 Mb parts of UL reads, -c). A fourth
- * thread reads two parts ahead of the mapping, so that their seeds are ready when it reaches them. */
+ * step also waits for its last GPU work and final pass, and a part is seeded on the GPU from its reading on:
+ * with 3 threads the part after the one being mapped was read only once the output step before ended, and
+ * its mapping then waited 20-40 ms for its seeds (E. coli, 8 Mb parts of UL reads, -c). With 4, and a thread
+ * reading one part ahead of them (mmw_map.c), the seeds are mostly ready when the mapping reaches them; 5 or
+ * 6 were no faster and held 30-150 MB more (bench/results/2026-11-28h-output, call 5). */
 int mmw_pipeline_threads(const mm_mapopt_t *opt, int n_threads, int upstream)
 {
 	return n_threads > 1 && upstream < 4 && !opt->split_prefix && mmw_may_speculate(opt)? 4 : upstream;
