@@ -707,7 +707,9 @@ extern "C" __global__ void seed_write_kept(const mm128 *anchors, const unsigned 
 // seed_rs_small's insertion sort after the last level (upstream's order of work differs, but the buckets are
 // disjoint); seed_rs_copy and seed_rs_scatter move the elements there (a block per task). A level whose keys all
 // fall in one bucket moves nothing and recurses on the whole range, as upstream does; so a read's sort starts at
-// the first level whose digits differ (seed_rs_diff), and at the last level nothing recurses.
+// the first level whose digits differ (seed_rs_diff), and at the last level nothing recurses. Each level's kernels
+// read its count of tasks from the device (n_tasks, written by the level before): the host launches all eight
+// levels' grids for the most tasks a level can have, without waiting for one.
 //
 // Upstream's cycles as visits: upstream reads each slot once, before anything is written there, and in each bucket's
 // region in order; the element it reads goes to the next free slot of its digit's bucket (filled in order too), at
@@ -754,9 +756,11 @@ extern "C" __global__ void seed_tasks_init(const u64 *off, const u64 *n, const u
 }
 
 // A block per task of more than 64: its digits (dig) and their counts (hist zeroed before, 256 a task).
-extern "C" __global__ void seed_rs_hist(const mm128 *a, const u64 *tasks, u32 *hist, unsigned char *dig)
+extern "C" __global__ void seed_rs_hist(const mm128 *a, const u64 *tasks, const u32 *n_tasks, u32 *hist,
+                                        unsigned char *dig)
 {
 	const u32 t = blockIdx.x;
+	if (t >= *n_tasks) return;
 	const u64 beg = tasks[3 * t], n = tasks[3 * t + 1] - beg;
 	const int s = (int)tasks[3 * t + 2];
 	if (n <= RS_MIN_SIZE) return;
@@ -783,15 +787,16 @@ __device__ __forceinline__ u64 rs_digits(const unsigned char *d, u64 i)
 }
 
 // A thread per task: upstream's distribution at the task's level as each element's slot (dst, relative to the
-// task; or the insertion sort of a task of 64 or fewer), and the buckets queued. counts[0]: next's tasks,
-// counts[1]: small's.
-extern "C" __global__ void seed_rs_walk(mm128 *a, const u64 *tasks, u32 n_tasks, const u32 *hist,
-                                        const unsigned char *dig, u32 *dst, u64 *next, u64 *small, u32 *counts)
+// task; or the insertion sort of a task of 64 or fewer), and the buckets queued: n_next counts next's tasks (zero
+// before), n_small small's.
+extern "C" __global__ void seed_rs_walk(mm128 *a, const u64 *tasks, const u32 *n_tasks, const u32 *hist,
+                                        const unsigned char *dig, u32 *dst, u64 *next, u64 *small, u32 *n_next,
+                                        u32 *n_small)
 {
 	__shared__ u32 s_vis[RS_THREADS * 256], s_fill[RS_THREADS * 256], s_be[RS_THREADS * 256];
 	__shared__ u64 s_word[RS_THREADS * 256];
 	const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
-	if (t >= n_tasks) return;
+	if (t >= *n_tasks) return;
 	u32 *vis = s_vis + threadIdx.x * 256, *fill = s_fill + threadIdx.x * 256, *be = s_be + threadIdx.x * 256;
 	u64 *word = s_word + threadIdx.x * 256;
 	const u64 beg = tasks[3 * t];
@@ -838,12 +843,12 @@ extern "C" __global__ void seed_rs_walk(mm128 *a, const u64 *tasks, u32 n_tasks,
 	for (int k = 0; k < 256; ++k) {
 		const u32 st = k ? be[k - 1] : 0, len = be[k] - st;
 		if (len > RS_MIN_SIZE) {
-			const u32 q = atomicAdd(counts, 1u);
+			const u32 q = atomicAdd(n_next, 1u);
 			next[3 * q] = beg + st;
 			next[3 * q + 1] = beg + be[k];
 			next[3 * q + 2] = (u64)(s - 8);
 		} else if (len > 1) {
-			const u32 q = atomicAdd(counts + 1, 1u);
+			const u32 q = atomicAdd(n_small, 1u);
 			small[2 * q] = beg + st;
 			small[2 * q + 1] = beg + be[k];
 		}
@@ -851,29 +856,29 @@ extern "C" __global__ void seed_rs_walk(mm128 *a, const u64 *tasks, u32 n_tasks,
 }
 
 // A block per task whose elements move: the task's elements copied aside...
-extern "C" __global__ void seed_rs_copy(const mm128 *a, const u64 *tasks, const u32 *hist, const unsigned char *dig,
-                                        mm128 *tmp)
+extern "C" __global__ void seed_rs_copy(const mm128 *a, const u64 *tasks, const u32 *n_tasks, const u32 *hist,
+                                        const unsigned char *dig, mm128 *tmp)
 {
 	const u32 t = blockIdx.x;
-	if (!rs_moves(tasks, t, hist, dig)) return;
+	if (t >= *n_tasks || !rs_moves(tasks, t, hist, dig)) return;
 	const u64 beg = tasks[3 * t], n = tasks[3 * t + 1] - beg;
 	for (u64 i = threadIdx.x; i < n; i += blockDim.x) tmp[beg + i] = a[beg + i];
 }
 
 // ...then each put in its slot.
-extern "C" __global__ void seed_rs_scatter(mm128 *a, const u64 *tasks, const u32 *hist, const unsigned char *dig,
-                                           const u32 *dst, const mm128 *tmp)
+extern "C" __global__ void seed_rs_scatter(mm128 *a, const u64 *tasks, const u32 *n_tasks, const u32 *hist,
+                                           const unsigned char *dig, const u32 *dst, const mm128 *tmp)
 {
 	const u32 t = blockIdx.x;
-	if (!rs_moves(tasks, t, hist, dig)) return;
+	if (t >= *n_tasks || !rs_moves(tasks, t, hist, dig)) return;
 	const u64 beg = tasks[3 * t], n = tasks[3 * t + 1] - beg;
 	for (u64 i = threadIdx.x; i < n; i += blockDim.x) a[beg + dst[beg + i]] = tmp[beg + i];
 }
 
 // A thread per range (beg, end) of 2 to 64: the insertion sort.
-extern "C" __global__ void seed_rs_small(mm128 *a, const u64 *small, u32 n_small)
+extern "C" __global__ void seed_rs_small(mm128 *a, const u64 *small, const u32 *n_small)
 {
 	const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
-	if (t >= n_small) return;
+	if (t >= *n_small) return;
 	rs_insertsort(a + small[2 * t], (u32)(small[2 * t + 1] - small[2 * t]));
 }

@@ -76,23 +76,22 @@ static void sort_ranges(mm128 *a, const u64 *off, const u64 *n, int n_reads, siz
 	std::vector<u32> hist(256 * cap), dst(total + 1);
 	std::vector<unsigned char> dig(total + 8);
 	std::vector<mm128> tmp(total + 1);
-	u32 counts[2] = {0, 0};
+	u32 counts[2 + 8] = {0, (u32)n_reads}; // as src/seed/gpu.rs: the insertion sorts' ranges, then each level's tasks
 	launch(n_reads, 128, [&] { seed_rs_diff(a, off, n, diff.data()); });
 	launch(blocks(n_reads, 128), 128, [&] { seed_tasks_init(off, n, diff.data(), n_reads, max_n, tasks.data()); });
-	u32 n_tasks = (u32)n_reads;
-	while (n_tasks > 0) {
-		std::fill(hist.begin(), hist.begin() + 256 * n_tasks, 0);
-		counts[0] = 0;
-		launch(n_tasks, 128, [&] { seed_rs_hist(a, tasks.data(), hist.data(), dig.data()); });
-		launch(blocks(n_tasks, 8), 8, [&] {
-			seed_rs_walk(a, tasks.data(), n_tasks, hist.data(), dig.data(), dst.data(), next.data(), small.data(), counts);
+	for (int level = 0; level < 8; ++level) { // every level's grid for cap tasks, the counts read on the "device"
+		const u32 *this_n = counts + 1 + level;
+		std::fill(hist.begin(), hist.end(), 0);
+		launch(cap, 128, [&] { seed_rs_hist(a, tasks.data(), this_n, hist.data(), dig.data()); });
+		launch(blocks(cap, 8), 8, [&] {
+			seed_rs_walk(a, tasks.data(), this_n, hist.data(), dig.data(), dst.data(), next.data(), small.data(),
+			             counts + 2 + level, counts);
 		});
-		launch(n_tasks, 128, [&] { seed_rs_copy(a, tasks.data(), hist.data(), dig.data(), tmp.data()); });
-		launch(n_tasks, 128, [&] { seed_rs_scatter(a, tasks.data(), hist.data(), dig.data(), dst.data(), tmp.data()); });
-		n_tasks = counts[0];
+		launch(cap, 128, [&] { seed_rs_copy(a, tasks.data(), this_n, hist.data(), dig.data(), tmp.data()); });
+		launch(cap, 128, [&] { seed_rs_scatter(a, tasks.data(), this_n, hist.data(), dig.data(), dst.data(), tmp.data()); });
 		tasks.swap(next);
 	}
-	launch(blocks(counts[1], 128), 128, [&] { seed_rs_small(a, small.data(), counts[1]); });
+	launch(blocks(total / 2 + 1, 128), 128, [&] { seed_rs_small(a, small.data(), counts); });
 }
 
 // src/seed/gpu.rs's ItemChunks
