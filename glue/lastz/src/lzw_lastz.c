@@ -138,7 +138,9 @@ static int lzw_search_covers (seq* target, seq* query, hitprocessor hitProc, hit
 	if ((query->fileType == seq_type_qdna) || (query->choresFile != NULL))
 		return false;
 	// --self:  seed_hit_below_diagonal reads partitions on the opposite strand
+	// (on the target's own strand it compares positions alone)
 	if ((currParams->selfCompare)
+	 && (query->revCompFlags != target->revCompFlags)
 	 && ((target->partition.p != NULL) || (query->partition.p != NULL)))
 		return false;
 
