@@ -22,7 +22,7 @@
 
 use crate::common::gpu::start_gpu;
 use crate::common::{env_u64, failing_cases, Rng};
-use crate::hits::{flat_of, random_case, Case};
+use crate::hits::{diff, flat_of, oracle, random_case, Case, MapOpt};
 use crate::index::Idx;
 use crate::sketch::{random_params, random_seq};
 use crate::{preset_opts, preset_sketches, read_seqs, Sketch};
@@ -493,6 +493,82 @@ fn gpu_real_reads() {
             t_all_dev * 1e3
         );
     }
+}
+
+/// The GPU's seeds against upstream's own functions (through `ffi/`), read by read, at volume: the hits tests'
+/// random cases (every preset, the filters and limits varied; 2,048 queries a case on its index, the heap variant's
+/// cases run the radix variant) through the batch call's launch plan, then the real reads onto E. coli under the
+/// presets of `gpu_real_reads`. `SEED_GPU_VOLUME_READS=N` sets the random reads (default 20,000).
+#[test]
+fn gpu_volume_against_upstream() {
+    let Some(rt) = start_gpu() else { return };
+    let want = env_u64("SEED_GPU_VOLUME_READS", 20_000);
+    let (mut reads, mut cases, mut anchors) = (0u64, 0u64, 0usize);
+    let mut presets = std::collections::BTreeMap::<&str, u64>::new();
+    let t = Instant::now();
+    while reads < want {
+        let i = cases;
+        cases += 1;
+        let Case { preset, idx, s, mut mo, max_occ, queries } = random_case(77, i, 2047);
+        mo.flag &= !flag::HEAP_SORT;
+        let flat = flat_of(&idx);
+        let dev = DeviceIndex::upload(&rt, &flat).unwrap();
+        let opt = opt_of(s, &mo, max_occ);
+        let (segs, names) = reads_of(&queries);
+        let batch: Vec<SeedRead> = segs.iter().zip(&names).map(|(s, n)| SeedRead { segs: s, qname: *n }).collect();
+        let got = seed_batch_gpu(&rt, &dev, &opt, &batch).unwrap_or_else(|e| panic!("case {i}: {e}"));
+        let shared = &MapOpt(mo);
+        let bad: Vec<String> = (0..queries.len())
+            .into_par_iter()
+            .filter_map(|j| {
+                let (q, qname) = &queries[j];
+                let q: Vec<&[u8]> = q.iter().map(|g| &g[..]).collect();
+                let o = oracle(&idx, &shared.0, &q, qname.as_ref(), max_occ);
+                let g = (o.0.clone(), got[j].mv.clone(), got[j].hits.clone());
+                diff(&g, &o).map(|d| format!("case {i} ({preset}, {s:?}, flag {:#x}, max_occ {max_occ}) read {j}: {d}", mo.flag))
+            })
+            .collect();
+        assert!(bad.is_empty(), "{} reads differ from upstream; first: {}", bad.len(), bad[..bad.len().min(3)].join("\n"));
+        anchors += got.iter().map(|r| r.hits.a.len()).sum::<usize>();
+        reads += queries.len() as u64;
+        *presets.entry(preset).or_default() += queries.len() as u64;
+    }
+    println!(
+        "seed gpu vs upstream: {reads} random reads in {cases} cases, {anchors} anchors, all equal ({:.0} s); reads by preset: {presets:?}",
+        t.elapsed().as_secs_f64()
+    );
+    let Some((genome, real)) = real_reads() else {
+        println!("skipped: no E. coli genome (WARPALIGN_DATA)");
+        return;
+    };
+    let names: Vec<CString> = real.iter().map(|(n, _)| CString::new(n.as_bytes()).unwrap()).collect();
+    let segs: Vec<[&[u8]; 1]> = real.iter().map(|(_, q)| [&q[..]]).collect();
+    let batch: Vec<SeedRead> = segs.iter().zip(&names).map(|(s, n)| SeedRead { segs: s, qname: Some(n.as_bytes()) }).collect();
+    let mut n_real = 0;
+    for (preset, sdust_thres) in [("map-ont", 0), ("map-ont", 20), ("map-pb", 0), ("map-hifi", 0), ("sr", 0), ("splice", 0), ("lr:hqae", 0), ("ava-ont", 0)] {
+        let (io, mut mo) = crate::preset_opts(preset);
+        mo.sdust_thres = sdust_thres;
+        mo.flag &= !flag::HEAP_SORT;
+        let s = Sketch { k: io.k as usize, w: io.w as usize, hpc: io.flag as u32 & c::MM_I_HPC != 0 };
+        let idx = Idx::build_named(&genome, s, io.bucket_bits as i32, true);
+        // SAFETY: the options and a live index.
+        unsafe { c::warpalign_oracle_mm_mapopt_update(&mut mo, idx.0) };
+        let flat = flat_of(&idx);
+        let dev = DeviceIndex::upload(&rt, &flat).unwrap();
+        let got = seed_batch_gpu(&rt, &dev, &opt_of(s, &mo, mo.mid_occ), &batch).unwrap();
+        let shared = &MapOpt(mo);
+        let bad: Vec<String> = (0..batch.len())
+            .into_par_iter()
+            .filter_map(|j| {
+                let o = oracle(&idx, &shared.0, &segs[j], Some(&names[j]), shared.0.mid_occ);
+                let g = (o.0.clone(), got[j].mv.clone(), got[j].hits.clone());
+                diff(&g, &o).map(|d| format!("{preset} (sdust {sdust_thres}) read {}: {d}", real[j].0))
+            })
+            .collect();
+        assert!(bad.is_empty(), "{} real reads differ from upstream; first: {}", bad.len(), bad[..bad.len().min(3)].join("\n"));
+        n_real += batch.len();
+    }
+    println!("seed gpu vs upstream: {n_real} real reads (8 presets, the genome itself among them) equal");
 }
 
 #[test]

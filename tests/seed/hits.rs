@@ -24,7 +24,7 @@ use warpalign::seed::Minimizer;
 use warpalign_ffi::mm2 as c;
 
 /// The minimizers before and after `mm_seed_mz_flt`, and the hits.
-type Out = (Vec<Minimizer>, Vec<Minimizer>, SeedHits);
+pub(crate) type Out = (Vec<Minimizer>, Vec<Minimizer>, SeedHits);
 
 /// # Safety
 /// `p` holds `n` readable elements (or n == 0).
@@ -36,7 +36,7 @@ unsafe fn copy<T: Copy>(p: *const T, n: usize) -> Vec<T> {
     }
 }
 
-fn oracle(idx: &Idx, mo: &c::mm_mapopt_t, segs: &[&[u8]], qname: Option<&CString>, max_occ: i32) -> Out {
+pub(crate) fn oracle(idx: &Idx, mo: &c::mm_mapopt_t, segs: &[&[u8]], qname: Option<&CString>, max_occ: i32) -> Out {
     let qlens: Vec<i32> = segs.iter().map(|s| s.len() as i32).collect();
     let seqs: Vec<*const i8> = segs.iter().map(|s| s.as_ptr().cast()).collect();
     // SAFETY: km = NULL: every array upstream returns is malloc'ed; each is read by its count, then freed.
@@ -113,7 +113,7 @@ fn twin(
 }
 
 /// Where the twin's output first differs from upstream's, or None.
-fn diff(t: &Out, o: &Out) -> Option<String> {
+pub(crate) fn diff(t: &Out, o: &Out) -> Option<String> {
     fn first<T: PartialEq + std::fmt::Debug>(what: &str, t: &[T], o: &[T]) -> Option<String> {
         (t != o).then(|| {
             let i = t.iter().zip(o).position(|(a, b)| a != b).unwrap_or(t.len().min(o.len()));
@@ -295,7 +295,7 @@ fn random_queries() {
 }
 
 /// Options shared by the reads' workers.
-struct MapOpt(c::mm_mapopt_t);
+pub(crate) struct MapOpt(pub(crate) c::mm_mapopt_t);
 
 // SAFETY: only read; its pointers (split prefix, ...) are not used by the seeding.
 unsafe impl Sync for MapOpt {}
