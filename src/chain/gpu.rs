@@ -202,8 +202,9 @@ fn for_each_launched(
         .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
         .map_err(|e| format!("device attribute: {e:?}"))? as usize;
     let profile = crate::env::CHAIN_GPU_PROFILE.get().unwrap_or(false);
-    // (one stream for the batch: its launches queue behind one another, the upload of one during the other)
-    let st = rt.lease_stream()?;
+    // One stream for the batch: its launches queue behind one another, the upload of one during the other.
+    // Urgent: its caller waits for it (minimap2's mapping step), while ksw batches computed ahead fill the GPU.
+    let st = rt.lease_urgent_stream()?;
     let todo: Vec<usize> = (0..jobs.len()).filter(|&i| jobs[i].n_anchors > 0).collect();
     let anchors = |k: usize| jobs[todo[k]].n_anchors as usize;
     let parts: Vec<(&[usize], usize)> = crate::gpu::launches(todo.len(), usize::MAX, [LAUNCH_ANCHORS], |k| [anchors(k)])

@@ -237,6 +237,8 @@ pub struct GpuRuntime {
     ordinal: usize,
     /// Streams kept between batches ([`GpuRuntime::lease_stream`]).
     streams: Mutex<Vec<Arc<CudaStream>>>,
+    /// Streams of the greatest priority kept between batches ([`GpuRuntime::lease_urgent_stream`]).
+    urgent_streams: Mutex<Vec<Arc<CudaStream>>>,
     device_name: String,
     arch: String,
     /// Kernel modules by name, loaded on first use.
@@ -277,7 +279,7 @@ const STREAMS_KEPT: usize = 16;
 /// A stream from [`GpuRuntime::lease_stream`]. Work still queued on it when it is returned stays ordered before
 /// the next lessee's.
 pub struct StreamLease<'a> {
-    rt: &'a GpuRuntime,
+    pool: &'a Mutex<Vec<Arc<CudaStream>>>,
     stream: Option<Arc<CudaStream>>,
 }
 
@@ -290,7 +292,7 @@ impl std::ops::Deref for StreamLease<'_> {
 
 impl Drop for StreamLease<'_> {
     fn drop(&mut self) {
-        let mut kept = self.rt.streams.lock().unwrap_or_else(|e| e.into_inner());
+        let mut kept = self.pool.lock().unwrap_or_else(|e| e.into_inner());
         if kept.len() < STREAMS_KEPT {
             kept.extend(self.stream.take());
         }
@@ -365,6 +367,7 @@ impl GpuRuntime {
             ctx,
             ordinal,
             streams: Mutex::new(Vec::new()),
+            urgent_streams: Mutex::new(Vec::new()),
             device_name,
             arch,
             modules: Mutex::new(HashMap::new()),
@@ -478,7 +481,23 @@ impl GpuRuntime {
             Some(s) => s,
             None => self.ctx.new_stream().map_err(|e| format!("gpu stream: {e:?}"))?,
         };
-        Ok(StreamLease { rt: self, stream: Some(stream) })
+        Ok(StreamLease { pool: &self.streams, stream: Some(stream) })
+    }
+
+    /// A stream whose pending blocks the GPU schedules before those of [`lease_stream`](Self::lease_stream)'s
+    /// (running blocks are not preempted): for work the caller's CPU waits on, such as minimap2's seeding,
+    /// while batches computed ahead fill the GPU. Where the device has no priorities it is an ordinary stream.
+    pub fn lease_urgent_stream(&self) -> Result<StreamLease<'_>, String> {
+        let kept = self.urgent_streams.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let stream = match kept {
+            Some(s) => s,
+            None => {
+                self.ctx.bind_to_thread().map_err(|e| format!("gpu stream: {e:?}"))?;
+                let (_, greatest) = cudarc::driver::result::stream::get_priority_range().map_err(|e| format!("gpu stream priorities: {e:?}"))?;
+                self.ctx.new_stream_with_priority(greatest).map_err(|e| format!("gpu stream: {e:?}"))?
+            }
+        };
+        Ok(StreamLease { pool: &self.urgent_streams, stream: Some(stream) })
     }
 
     fn self_check(&self) -> Result<(), String> {

@@ -754,7 +754,8 @@ pub fn seed_launch(
     let mut prof = Profile::new();
     let k = Kernels::load(rt)?;
     let ix = dev.bufs();
-    let st = rt.lease_stream()?;
+    // its caller waits for it (minimap2's mapping step), while ksw batches computed ahead fill the GPU
+    let st = rt.lease_urgent_stream()?;
     prof.mark(&st, "start")?;
     let layout = Layout::tables(reads, chunks.bases);
     // the bases gathered into page-locked memory, uploaded without a copy on the way; the sketch's count is
