@@ -1141,6 +1141,9 @@ static void *mmw_seed_index_main(void *arg)
 	if (idx && mm_verbose >= 3)
 		fprintf(stderr, "[M::warpalign::%.3f*%.2f] the index is on the GPU: %.3f sec waiting for its start, %.3f sec uploading\n",
 				realtime() - mm_realtime0, cputime() / (realtime() - mm_realtime0), t1 - t0, realtime() - t1);
+	else if (mm_verbose >= 3 && mmw_gpu_state() == 1) /* (no GPU: the engines' notice says so) */
+		fprintf(stderr, "[M::warpalign::%.3f*%.2f] the index is not on the GPU (it needs more than three quarters of the free memory, or its upload failed): seeding on the CPU\n",
+				realtime() - mm_realtime0, cputime() / (realtime() - mm_realtime0));
 	mmw_seed.idx = idx;
 	__atomic_store_n(&mmw_seed.done, 1, __ATOMIC_RELEASE);
 	return 0;
