@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# call 7: chaining ahead (each part's first mg_lchain_dp calls in one GPU batch right after its seeding, in the
+# seeding's thread): minimap2 (reading one part ahead) and minimap2-ra2 (two parts ahead) against 3c80e5e
+# (minimap2-old). E. coli UL 200 Mb -c (3 rounds) and without -c, HiFi 100 Mb -c, splice 40 Mb -c (2 rounds),
+# order rotating; 8 x -t2 -c. Traced.
+exec > >(tee "$OUT/log.txt") 2>&1
+B=$PWD/target/benchcarry D=$B/data w=/tmp/w ec=$B/data/ecoli_K12_MG1655.fasta.gz
+mkdir -p $w/tr
+t0=$SECONDS
+[ -s $w/r200.fq ] || $B/bin/gen reads --ref $ec --seed 7 --profile $D/ecoli_ultralong_R9_nanotest.fastq.gz --bases 200000000 -o $w/r200.fq > /dev/null 2>&1 &
+p2=$!
+[ -s $w/hifi.fq ] || $B/bin/gen reads --ref $ec --seed 7 --mode hifi --profile $D/ecoli_sequel_clr_subreads.fastq.gz --len 15000 --bases 100000000 -o $w/hifi.fq > /dev/null 2>&1 &
+p3=$!
+[ -s $w/splice.fq ] || $B/bin/gen reads --ref $ec --seed 7 --spliced --genes 2000 --profile $D/ecoli_R9_medaka_test_reads.fasta.gz --bases 40000000 -o $w/splice.fq > /dev/null 2>&1 &
+p4=$!
+wait $p2 $p3 $p4
+echo "inputs $((SECONDS - t0)) s"
+rt() { sed -n 's/.*Real time: \([0-9.]*\) sec; CPU: \([0-9.]*\) sec; Peak RSS: \([0-9.]*\) GB.*/\1 s, CPU \2 s, RSS \3 GB/p' "$1"; }
+gunzip -c $ec | head -c 100000 > $w/warm.fa
+WARPALIGN_BACKEND=gpu $B/tools/minimap2 -t16 -x map-ont -c $w/warm.fa $w/warm.fa > /dev/null 2>&1
+n=0
+cmpr() { # LABEL ROUNDS QUERY ARGS...
+  local label=$1 rounds=$2 q=$3; shift 3
+  $B/tools/minimap2-ref -t16 "$@" $ec $q > $w/ref.out 2> $w/ref.err
+  echo "$label ref: $(rt $w/ref.err)"
+  local orders=("old new ra2" "ra2 old new" "new ra2 old")
+  for ((k = 0; k < rounds; ++k)); do
+    for v in ${orders[$k]}; do
+      n=$((n + 1))
+      local bin=$B/tools/minimap2; [ $v = old ] && bin=$B/tools/minimap2-old; [ $v = ra2 ] && bin=$B/tools/minimap2-ra2
+      WARPALIGN_TRACE=1 $bin -t16 "$@" $ec $q > $w/new.out 2> $w/tr/run$n.err
+      cmp -s $w/ref.out $w/new.out && s=identical || s=DIFFERENT
+      echo "$label $v (run$n): $(rt $w/tr/run$n.err) $s; seed waits $(sed 's/^.warpalign [0-9.]*. //' $w/tr/run$n.err | awk '/^waited [0-9.]+ s for the part/ { s += $2 } END { print s }') s, first passes $(sed 's/^.warpalign [0-9.]*. //' $w/tr/run$n.err | awk '/^first pass:/ { s += $3 } END { print s }') s"
+    done
+  done
+}
+cmpr "ecoli 200Mb -c" 3 $w/r200.fq -x map-ont -c
+cmpr "ecoli 200Mb" 2 $w/r200.fq -x map-ont
+cmpr "hifi 100Mb -c" 2 $w/hifi.fq -x map-hifi -c
+cmpr "splice 40Mb -c" 2 $w/splice.fq -x splice -c
+awk -v w=$w 'NR % 4 == 1 { p = int((NR - 1) / 4) % 8 } { print > (w "/piece.0" p) }' $w/r200.fq
+eight() { # LABEL CMD...
+  local label=$1; shift
+  local t=$(date +%s.%N) pids=()
+  for i in 0 1 2 3 4 5 6 7; do
+    "$@" -t2 -x map-ont -c $ec $w/piece.0$i > $w/eight.$i.out 2> $w/tr/eight-$label.$i.err &
+    pids+=($!)
+  done
+  wait "${pids[@]}"
+  echo "8 x -t2 -c $label: $(awk -v a=$t -v b=$(date +%s.%N) 'BEGIN { printf "%.2f", b - a }') s"
+}
+eight ref $B/tools/minimap2-ref
+for i in 0 1 2 3 4 5 6 7; do mv $w/eight.$i.out $w/eightref.$i.out; done
+for v in old new ra2 new old ra2; do
+  bin=$B/tools/minimap2; [ $v = old ] && bin=$B/tools/minimap2-old; [ $v = ra2 ] && bin=$B/tools/minimap2-ra2
+  eight $v $bin
+  ok=identical; for i in 0 1 2 3 4 5 6 7; do cmp -s $w/eight.$i.out $w/eightref.$i.out || ok=DIFFERENT; done; echo "  $ok"
+done
+tar -C $w -czf $OUT/traces.tgz tr
+echo "all $((SECONDS - t0)) s"
