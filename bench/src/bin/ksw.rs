@@ -3,6 +3,13 @@
 //! void: any mismatch is printed and the exit status is 1).
 //!
 //! usage: ksw [--reps N] [--sample N] DUMP...
+//!        ksw --cache THREADS[,THREADS...] [--arenas N] DUMP...
+//!
+//! `--cache` times the speculation cache (`ksw::cache::KswCache`) on the dump's extd2 jobs instead, for each
+//! thread count: every job recorded once (as minimap2's first pass records its calls; the jobs dealt round robin
+//! to the threads), one compute on the CPU twin (not timed), then every job looked up again (as the final pass
+//! does), each lookup required to hit. It prints microseconds a lookup, per thread, for both. `--arenas N` caps
+//! malloc's arenas first, as the rebuilt minimap2 does while speculating (4).
 //!
 //! extd2 jobs: (a) the oracle (upstream ksw_extd2_sse, SSE4.1 build) over all cores (rayon), (b) the Rust
 //! twin over all cores, (c) the twin and the oracle on one thread over a sample, (d) the GPU engine
@@ -248,24 +255,77 @@ fn bench_kind<J: Job>(
     bad
 }
 
+/// `--cache`: recording and answering lookups of `jobs` with each thread count (see the module doc).
+fn time_cache(jobs: &[KswExtd2Job], threads: &[usize]) {
+    use warpalign::ksw::cache::KswCache;
+    let engine = warpalign::Engine::cpu();
+    println!("cache: {} extd2 jobs, {:.0} bases a job", jobs.len(), jobs.iter().map(|j| (j.qlen + j.tlen) as f64).sum::<f64>() / jobs.len().max(1) as f64);
+    println!("  threads   record us/lookup   answer us/lookup   (per thread: wall x threads / lookups)");
+    for &t in threads {
+        let cache = KswCache::new();
+        // every thread looks its share up at once; returns the wall seconds and how many lookups hit
+        let pass = |record: bool| {
+            let barrier = std::sync::Barrier::new(t + 1);
+            let hits = std::sync::atomic::AtomicUsize::new(0);
+            let start = std::thread::scope(|s| {
+                for k in 0..t {
+                    let (barrier, hits, cache) = (&barrier, &hits, &cache);
+                    s.spawn(move || {
+                        let mut out = KswResult::EMPTY;
+                        barrier.wait();
+                        let mut n = 0;
+                        for j in jobs.iter().skip(k).step_by(t) {
+                            // SAFETY: the job points into the dump, alive for the run.
+                            n += unsafe { cache.get_extd2(j, record, &mut out) } as usize;
+                        }
+                        hits.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+                    });
+                }
+                barrier.wait();
+                Instant::now()
+            });
+            (start.elapsed().as_secs_f64(), hits.into_inner())
+        };
+        let (rec, _) = pass(true);
+        cache.compute(&engine).expect("cache compute");
+        let (ans, hits) = pass(false);
+        if hits != jobs.len() {
+            eprintln!("ksw --cache: {hits} of {} lookups hit after the compute", jobs.len());
+            std::process::exit(1);
+        }
+        let us = |s: f64| s * 1e6 * t as f64 / jobs.len().max(1) as f64;
+        println!("  {t:7}   {:16.3}   {:16.3}", us(rec), us(ans));
+    }
+}
+
 fn main() {
     let mut reps = 3usize;
     let mut sample = 3000usize;
+    let mut cache_threads: Vec<usize> = Vec::new();
     let mut files = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--reps" => reps = args.next().and_then(|v| v.parse().ok()).expect("--reps N"),
             "--sample" => sample = args.next().and_then(|v| v.parse().ok()).expect("--sample N"),
+            "--cache" => {
+                cache_threads = args.next().map(|v| v.split(',').map(|t| t.parse().expect("--cache THREADS[,THREADS...]")).collect()).expect("--cache THREADS[,THREADS...]");
+                assert!(cache_threads.iter().all(|&t| t > 0), "--cache: thread counts above 0");
+            }
+            "--arenas" => {
+                let n: i32 = args.next().and_then(|v| v.parse().ok()).expect("--arenas N");
+                // SAFETY: a plain setting, before any other thread runs.
+                unsafe { libc::mallopt(libc::M_ARENA_MAX, n) };
+            }
             "-h" | "--help" => {
-                eprintln!("usage: ksw [--reps N] [--sample N] DUMP...   (dumps from WARPALIGN_KSW_DUMP=<file>)");
+                eprintln!("usage: ksw [--reps N] [--sample N] DUMP...  or  ksw --cache THREADS[,THREADS...] [--arenas N] DUMP...   (dumps from WARPALIGN_KSW_DUMP=<file>)");
                 return;
             }
             _ => files.push(a),
         }
     }
     if files.is_empty() {
-        eprintln!("usage: ksw [--reps N] [--sample N] DUMP...   (dumps from WARPALIGN_KSW_DUMP=<file>)");
+        eprintln!("usage: ksw [--reps N] [--sample N] DUMP...  or  ksw --cache THREADS[,THREADS...] [--arenas N] DUMP...   (dumps from WARPALIGN_KSW_DUMP=<file>)");
         std::process::exit(2);
     }
     let mut all: Vec<DumpedJob> = Vec::new();
@@ -276,6 +336,11 @@ fn main() {
         });
         println!("{f}: {} jobs", j.len());
         all.extend(j);
+    }
+    if !cache_threads.is_empty() {
+        let jobs: Vec<KswExtd2Job> = all.iter().filter_map(|d| d.extd2_job()).collect();
+        time_cache(&jobs, &cache_threads);
+        return;
     }
     let count = |k: DumpKind| all.iter().filter(|j| j.kind == k).count();
     println!("jobs: extd2 {}, exts2 {}, extz2 {} (extz2 not timed)", count(DumpKind::Extd2), count(DumpKind::Exts2), count(DumpKind::Extz2));
