@@ -1,6 +1,6 @@
 //! C entry points of the chain engine.
 
-use crate::{batch_args, clear_last_error, guard, WarpalignCtx, WarpalignStatus};
+use crate::{batch_args, clear_last_error, guard, guard_here, WarpalignCtx, WarpalignStatus};
 use warpalign::chain::pack::{pack_anchors, unpack_anchors};
 use warpalign::chain::{self, Anchor, ChainDpJob, ChainDpResult, ChainRmqJob};
 use warpalign::Error;
@@ -17,10 +17,16 @@ pub extern "C" fn warpalign_chain_dp_batch(
     n: usize,
     results: *mut ChainDpResult,
 ) -> WarpalignStatus {
-    guard("warpalign_chain_dp_batch", || {
+    let run = || {
         let (engine, jobs, results) = batch_args(ctx, jobs, n, results)?;
         chain::dp_batch(engine, jobs, results)
-    })
+    };
+    // a tool chaining each read as it comes calls with one job, which runs on its own thread
+    if n <= 1 {
+        guard_here("warpalign_chain_dp_batch", run)
+    } else {
+        guard("warpalign_chain_dp_batch", run)
+    }
 }
 
 /// Runs `n` `mg_lchain_rmq` jobs (the chaining of minimap2's asm presets, `--rmq` and long-join re-chain), on
@@ -35,10 +41,16 @@ pub extern "C" fn warpalign_chain_rmq_batch(
     n: usize,
     results: *mut ChainDpResult,
 ) -> WarpalignStatus {
-    guard("warpalign_chain_rmq_batch", || {
+    let run = || {
         let (engine, jobs, results) = batch_args(ctx, jobs, n, results)?;
         chain::rmq_batch(engine, jobs, results)
-    })
+    };
+    // a tool chaining each read as it comes calls with one job, which runs on its own thread
+    if n <= 1 {
+        guard_here("warpalign_chain_rmq_batch", run)
+    } else {
+        guard("warpalign_chain_rmq_batch", run)
+    }
 }
 
 /// Frees the arrays of `n` chain results and zeroes them. NULL is ignored.
@@ -57,7 +69,7 @@ pub extern "C" fn warpalign_chain_dp_results_free(results: *mut ChainDpResult, n
 /// them with warpalign_anchors_unpack. WARPALIGN_STATUS_OUT_OF_MEMORY: nothing allocated.
 #[no_mangle]
 pub extern "C" fn warpalign_anchors_pack(anchors: *const Anchor, n: usize, packed: *mut *mut u8, len: *mut usize) -> WarpalignStatus {
-    guard("warpalign_anchors_pack", || {
+    guard_here("warpalign_anchors_pack", || {
         if (n > 0 && anchors.is_null()) || packed.is_null() || len.is_null() {
             return Err(Error::InvalidArgument("null anchors or output".into()));
         }
@@ -84,7 +96,7 @@ pub extern "C" fn warpalign_anchors_pack(anchors: *const Anchor, n: usize, packe
 /// WARPALIGN_STATUS_INVALID_ARGUMENT when the bytes do not hold exactly `n` anchors.
 #[no_mangle]
 pub extern "C" fn warpalign_anchors_unpack(packed: *const u8, len: usize, anchors: *mut Anchor, n: usize) -> WarpalignStatus {
-    guard("warpalign_anchors_unpack", || {
+    guard_here("warpalign_anchors_unpack", || {
         if (len > 0 && packed.is_null()) || (n > 0 && anchors.is_null()) {
             return Err(Error::InvalidArgument("null packed anchors or output".into()));
         }

@@ -6,7 +6,7 @@
 //! of its own), `warpalign_ksw_cache_compute` after each, then a final pass asking with `record = 0`
 //! (a miss is computed by the tool, e.g. with a one-job batch call), then `warpalign_ksw_cache_clear`.
 
-use crate::{clear_last_error, contract, guard, quiet, WarpalignCtx, WarpalignStatus};
+use crate::{clear_last_error, contract, guard, guard_here, quiet, WarpalignCtx, WarpalignStatus};
 use warpalign::ksw::cache::{KswCache, KswCacheStats};
 use warpalign::ksw::{KswExtd2Job, KswExts2Job, KswExtz2Job, KswResult};
 use warpalign::Error;
@@ -46,7 +46,7 @@ fn lookup<J>(
     get: unsafe fn(&KswCache, &J, bool, &mut KswResult) -> bool,
 ) -> i32 {
     let mut hit = false;
-    let st = guard("warpalign_ksw_cache lookup", || {
+    let st = guard_here("warpalign_ksw_cache lookup", || {
         // SAFETY: the caller passes a live cache, a readable job and a writable result, or NULLs.
         let (c, j, o) = unsafe { (cache.as_ref(), job.as_ref(), out.as_mut()) };
         let (Some(c), Some(j), Some(o)) = (c, j, o) else {

@@ -92,6 +92,16 @@ static CALLS: AtomicUsize = AtomicUsize::new(0);
 /// flight, as its panic then belongs to that call, which catches it; the library's own threads
 /// (`warpalign-*`, e.g. the y-drop workers computing ahead) catch theirs and report them through a call.
 pub(crate) fn quiet<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
+    CALLS.fetch_add(1, Ordering::SeqCst);
+    let r = quiet_here(f);
+    CALLS.fetch_sub(1, Ordering::SeqCst);
+    r
+}
+
+/// As [`quiet`], for a call that runs on the calling thread alone (no rayon worker takes part): the per-job
+/// entry points that a tool's threads call at a high rate. It leaves [`CALLS`] alone, whose cache line 16
+/// threads' lookups would otherwise pass between them at every call.
+pub(crate) fn quiet_here<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
     static HOOK: std::sync::Once = std::sync::Once::new();
     HOOK.call_once(|| {
         let earlier = std::panic::take_hook();
@@ -106,9 +116,7 @@ pub(crate) fn quiet<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
     });
     clear_last_error();
     IN_CALL.with(|c| c.set(c.get() + 1));
-    CALLS.fetch_add(1, Ordering::SeqCst);
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
-    CALLS.fetch_sub(1, Ordering::SeqCst);
     IN_CALL.with(|c| c.set(c.get() - 1));
     r
 }
@@ -124,7 +132,16 @@ fn status_of(e: &Error) -> WarpalignStatus {
 
 /// Runs `f`, turning an error or a panic into a status and a last-error message ("" on success).
 pub(crate) fn guard(what: &str, f: impl FnOnce() -> warpalign::Result<()>) -> WarpalignStatus {
-    match quiet(f) {
+    status(what, quiet(f))
+}
+
+/// As [`guard`], through [`quiet_here`]: for calls that run on the calling thread alone.
+pub(crate) fn guard_here(what: &str, f: impl FnOnce() -> warpalign::Result<()>) -> WarpalignStatus {
+    status(what, quiet_here(f))
+}
+
+fn status(what: &str, r: std::thread::Result<warpalign::Result<()>>) -> WarpalignStatus {
+    match r {
         Ok(Ok(())) => WarpalignStatus::Ok,
         Ok(Err(e)) => {
             set_last_error(&format!("{what}: {e}"));

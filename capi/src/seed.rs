@@ -2,7 +2,7 @@
 //! occurrence limits, anchors and their sort) for whole batches of reads, against an index minimap2 built or
 //! loaded.
 
-use crate::{clear_last_error, guard, WarpalignCtx, WarpalignStatus};
+use crate::{clear_last_error, guard, guard_here, WarpalignCtx, WarpalignStatus};
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::Mutex;
 use warpalign::chain::Anchor;
@@ -207,7 +207,7 @@ pub extern "C" fn warpalign_seed_batch(
 /// range, or read i released: INVALID_ARGUMENT. Any number of threads.
 #[no_mangle]
 pub extern "C" fn warpalign_seed_results_get(results: *const WarpalignSeedResults, i: usize, view: *mut WarpalignSeedView) -> WarpalignStatus {
-    guard("warpalign_seed_results_get", || {
+    guard_here("warpalign_seed_results_get", || {
         if results.is_null() || view.is_null() {
             return Err(Error::InvalidArgument("null results or view".into()));
         }
