@@ -17,7 +17,10 @@
 //! Stored compactly (a batch of minimap2's reads records about four calls per kb): a key is the call's dump
 //! record (dump.rs) with its query and target packed four bases to a byte when every base is below 4 (A, C,
 //! G, T; minimap2's N is 4). Each record has one key and each key one record, so keys are still equal
-//! exactly when the calls are. An answer follows its key in the same allocation, as varints.
+//! exactly when the calls are. Answers are varints. Keys and answers go into blocks that each shard keeps from
+//! batch to batch ([`Slab`]): a lookup allocates nothing, and the next batch writes into pages already mapped
+//! (16 threads recording through malloc took about 5 us a call against 0.8 on one, and the fresh pages' faults
+//! cost system time on the GPU machine).
 
 use super::dump::{self, record_job, DumpKind, RecordJob, FIXED};
 use super::{KswExtd2Job, KswExts2Job, KswExtz2Job, KswResult};
@@ -29,7 +32,7 @@ use std::cell::RefCell;
 use std::hash::Hasher;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use rayon::prelude::*;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Instant;
 
 const SHARDS: usize = 64;
@@ -70,14 +73,15 @@ pub struct KswCacheStats {
 
 #[derive(Default)]
 struct Counters {
+    /// A shard's lookups count under its lock (see [`Shard`]); these get them at `clear`.
     recorded: AtomicU64,
     recorded_cells: AtomicU64,
+    hits: AtomicU64,
+    misses: AtomicU64,
     rounds: AtomicU64,
     gpu_jobs: AtomicU64,
     cpu_jobs: AtomicU64,
     compute_ns: AtomicU64,
-    hits: AtomicU64,
-    misses: AtomicU64,
     unused: AtomicU64,
     unused_cells: AtomicU64,
 }
@@ -117,43 +121,121 @@ fn key_hash(key: &[u8]) -> u64 {
     h.finish()
 }
 
-/// A call: its key's hash, its key and, once computed, its answer (`pack_answer`) after it.
+/// Bytes in a shard's [`Slab`]: they stay where they are, unchanged, until the cache is cleared.
+#[derive(Clone, Copy)]
+struct Bytes {
+    ptr: *const u8,
+    len: usize,
+}
+
+// SAFETY: a `Bytes` is only read, and its slab block outlives every reader: blocks are reset or freed by
+// `clear`, which no lookup or compute overlaps, and by drop.
+unsafe impl Send for Bytes {}
+unsafe impl Sync for Bytes {}
+
+impl Bytes {
+    fn get(&self) -> &[u8] {
+        // SAFETY: written once by `Slab::put` before this `Bytes` was made, then never changed or moved until
+        // `clear` (see above).
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+/// Blocks that keys and answers are copied into, never moved: a recorded key can be read by a compute while
+/// lookups go on writing. `reset` keeps the small blocks for the next batch.
+#[derive(Default)]
+struct Slab {
+    blocks: Vec<Box<[u8]>>,
+    /// The block being filled and the bytes used in it.
+    at: usize,
+    used: usize,
+    /// Values too large for a block, each in its own allocation, freed at `reset`.
+    large: Vec<Box<[u8]>>,
+}
+
+impl Slab {
+    /// 64 shards of a few blocks hold a batch of ultra-long ONT reads (about 8 MB of keys and answers).
+    const BLOCK: usize = 64 << 10;
+    /// Blocks a shard keeps across batches; more are freed.
+    const KEEP: usize = 8;
+
+    /// A copy of `bytes`; None when the memory cannot be had.
+    fn put(&mut self, bytes: &[u8]) -> Option<Bytes> {
+        let len = bytes.len();
+        let dst: &mut [u8] = if len > Self::BLOCK / 4 {
+            let mut b = crate::memory::try_zeroed::<u8>(len).ok()?.into_boxed_slice();
+            let ptr: *mut [u8] = &mut *b;
+            crate::memory::try_push(&mut self.large, b).ok()?;
+            // SAFETY: the box's heap block does not move when the box does.
+            unsafe { &mut *ptr }
+        } else {
+            if self.blocks.is_empty() || self.used + len > Self::BLOCK {
+                if !self.blocks.is_empty() {
+                    self.at += 1;
+                }
+                if self.at == self.blocks.len() {
+                    let b = crate::memory::try_zeroed::<u8>(Self::BLOCK).ok()?.into_boxed_slice();
+                    crate::memory::try_push(&mut self.blocks, b).ok()?;
+                }
+                self.used = 0;
+            }
+            let at = self.used;
+            self.used += len;
+            &mut self.blocks[self.at][at..at + len]
+        };
+        dst.copy_from_slice(bytes);
+        Some(Bytes { ptr: dst.as_ptr(), len })
+    }
+
+    /// Forgets every value, keeping up to `KEEP` blocks for the next batch.
+    fn reset(&mut self) {
+        self.blocks.truncate(Self::KEEP);
+        self.large = Vec::new();
+        (self.at, self.used) = (0, 0);
+    }
+}
+
+/// A call: its key's hash, its key and, once computed, its answer (`pack_answer`).
 struct Entry {
     hash: u64,
-    data: Arc<[u8]>,
-    key_len: usize,
+    key: Bytes,
+    answer: Option<Bytes>,
     /// A final-pass lookup took the answer.
     used: bool,
 }
 
-impl Entry {
-    fn key(&self) -> &[u8] {
-        &self.data[..self.key_len]
-    }
+/// A recorded call not yet computed: its key's hash and its key.
+type Pending = (u64, Bytes);
 
-    fn answer(&self) -> Option<&[u8]> {
-        (self.data.len() > self.key_len).then(|| &self.data[self.key_len..])
-    }
-}
-
-/// A recorded call not yet computed: its key's hash and its key (the entry's data).
-type Pending = (u64, Arc<[u8]>);
-
-/// Calls by their keys, and the recorded ones not yet computed.
+/// Calls by their keys, the recorded ones not yet computed, and their bytes; the lookups' counters are kept
+/// here, under the shard's lock, rather than in atomics that every lookup of every thread would write.
 #[derive(Default)]
 struct Shard {
     map: HashTable<Entry>,
     pending: Vec<Pending>,
+    slab: Slab,
+    recorded: u64,
+    recorded_cells: u64,
+    hits: u64,
+    misses: u64,
 }
+
+// SAFETY: the raw pointers of a shard's entries and pending keys point into its own slab (see `Bytes`).
+unsafe impl Send for Shard {}
+
+/// A shard's lock and data on cache lines of their own: threads looking up in different shards do not
+/// write the same line.
+#[repr(align(128))]
+struct PaddedShard(Mutex<Shard>);
 
 impl Shard {
     fn find_mut(&mut self, hash: u64, key: &[u8]) -> Option<&mut Entry> {
-        self.map.find_mut(hash, |e| e.key() == key)
+        self.map.find_mut(hash, |e| e.key.get() == key)
     }
 }
 
 pub struct KswCache {
-    shards: Box<[Mutex<Shard>]>,
+    shards: Box<[PaddedShard]>,
     counters: Counters,
     /// The latest measured extd2 rates (cells per second) of the GPU and of the CPU twin: a split gives
     /// each side its share of the cells.
@@ -189,6 +271,29 @@ thread_local! {
 /// than of 16 MB.
 const COMPUTE_CHUNK_JOBS: usize = 32 << 10;
 const COMPUTE_CHUNK_BYTES: usize = 64 << 20;
+
+/// Buffers that computes unpack their records into, kept for the next compute: a batch's records are tens of
+/// MB, and pages mapped afresh for each cost more (in faults) than writing zeros over kept ones.
+static RECORDS_BUFFERS: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+const RECORDS_BUFFERS_KEPT: usize = 2;
+
+/// `n` zero bytes, in a kept buffer when there is one.
+fn records_buffer(n: usize) -> std::result::Result<Vec<u8>, crate::memory::OutOfMemory> {
+    let kept = RECORDS_BUFFERS.lock().unwrap_or_else(|p| p.into_inner()).pop();
+    let Some(mut b) = kept else {
+        return crate::memory::try_zeroed(n);
+    };
+    b.clear();
+    crate::memory::try_resize(&mut b, n, 0)?;
+    Ok(b)
+}
+
+fn give_back_records_buffer(b: Vec<u8>) {
+    let mut kept = RECORDS_BUFFERS.lock().unwrap_or_else(|p| p.into_inner());
+    if kept.len() < RECORDS_BUFFERS_KEPT {
+        kept.push(b);
+    }
+}
 
 /// The key's byte after the record's fixed part: how the sequences follow.
 const SEQ_PACKED: u8 = 1; // four bases to a byte, the first in the low bits
@@ -380,7 +485,7 @@ fn run_kind<J>(
 impl KswCache {
     pub fn new() -> Self {
         KswCache {
-            shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
+            shards: (0..SHARDS).map(|_| PaddedShard(Mutex::new(Shard::default()))).collect(),
             counters: Counters::default(),
             rates: Mutex::new((INITIAL_GPU_RATE, INITIAL_CPU_RATE)),
             gpu_busy_until: Mutex::new(None),
@@ -393,7 +498,7 @@ impl KswCache {
     }
 
     fn lock(&self, shard: usize) -> std::sync::MutexGuard<'_, Shard> {
-        self.shards[shard].lock().unwrap_or_else(|p| p.into_inner())
+        self.shards[shard].0.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Answers the call of `key` into `out` (its CIGAR in `cigar`) and returns true; or returns false,
@@ -402,23 +507,27 @@ impl KswCache {
         let hash = key_hash(key);
         let mut shard = self.lock(Self::shard_of(hash));
         if let Some(e) = shard.find_mut(hash, key) {
-            if let Some(answer) = e.answer() {
-                *out = unpack_answer(answer, cigar).expect("ksw cache: a malformed answer");
+            if let Some(answer) = e.answer {
+                *out = unpack_answer(answer.get(), cigar).expect("ksw cache: a malformed answer");
                 if !record {
                     e.used = true;
-                    self.counters.hits.fetch_add(1, Relaxed);
+                    shard.hits += 1;
                 }
                 return true;
             }
         } else if record {
-            let data: Arc<[u8]> = key.into();
-            self.counters.recorded.fetch_add(1, Relaxed);
-            self.counters.recorded_cells.fetch_add(key_cells(key), Relaxed);
-            shard.map.insert_unique(hash, Entry { hash, data: data.clone(), key_len: key.len(), used: false }, |e| e.hash);
-            shard.pending.push((hash, data));
+            // without the memory the call stays unknown: the final pass computes it on the spot
+            let Shard { map, pending, slab, recorded, recorded_cells, .. } = &mut *shard;
+            if let Some(bytes) = slab.put(key) {
+                if crate::memory::try_push(pending, (hash, bytes)).is_ok() {
+                    *recorded += 1;
+                    *recorded_cells += key_cells(key);
+                    map.insert_unique(hash, Entry { hash, key: bytes, answer: None, used: false }, |e| e.hash);
+                }
+            }
         }
         if !record {
-            self.counters.misses.fetch_add(1, Relaxed);
+            shard.misses += 1;
         }
         false
     }
@@ -500,14 +609,13 @@ impl KswCache {
             let (mut end, mut bytes) = (0, 0);
             let mut lens = Vec::new();
             while end < keys.len() && end < COMPUTE_CHUNK_JOBS {
-                let len = record_len(&keys[end].1).ok_or_else(bad)?;
+                let len = record_len(keys[end].1.get()).ok_or_else(bad)?;
                 if end > 0 && bytes + len > COMPUTE_CHUNK_BYTES {
                     break;
                 }
                 (bytes, end) = (bytes + len, end + 1);
                 lens.push(len);
             }
-            // the keys are let go chunk by chunk: an entry's key is copied next to its answer
             let chunk: Vec<_> = keys.drain(..end).collect();
             self.compute_chunk(engine, split, &chunk, &lens)?;
         }
@@ -519,7 +627,7 @@ impl KswCache {
     /// Computes the calls of `keys` (their records `lens[i]` bytes long) and stores their answers.
     fn compute_chunk(&self, engine: &Engine, split: bool, keys: &[Pending], lens: &[usize]) -> Result<()> {
         let t0 = Instant::now();
-        let mut records = crate::memory::try_zeroed::<u8>(lens.iter().sum()).map_err(|e| e.in_batch("ksw cache records"))?;
+        let mut records = records_buffer(lens.iter().sum()).map_err(|e| e.in_batch("ksw cache records"))?;
         let mut parts: Vec<&mut [u8]> = Vec::with_capacity(keys.len());
         let mut rest = records.as_mut_slice();
         for &len in lens {
@@ -527,7 +635,7 @@ impl KswCache {
             parts.push(part);
             rest = tail;
         }
-        Self::host_side(engine, split, || parts.par_iter_mut().zip(keys).for_each(|(part, (_, k))| unpack_key(k, part)));
+        Self::host_side(engine, split, || parts.par_iter_mut().zip(keys).for_each(|(part, (_, k))| unpack_key(k.get(), part)));
         let (mut extd2, mut exts2, mut extz2) = (Vec::new(), Vec::new(), Vec::new());
         for (i, r) in parts.iter().enumerate() {
             match record_job(r).ok_or_else(|| crate::Error::Internal("ksw cache: a malformed key".into()))? {
@@ -547,7 +655,7 @@ impl KswCache {
             })
             .and_then(|()| run_kind(c, &mut results, extz2, |js, out| super::extz2_batch(engine, js, out).map(|_| (0, js.len()))));
         drop(parts); // the jobs pointed into the records
-        drop(records);
+        give_back_records_buffer(records);
         if let Err(e) = ran {
             results.iter_mut().for_each(KswResult::release);
             return Err(e);
@@ -558,16 +666,23 @@ impl KswCache {
             by_shard[Self::shard_of(k.0)].push((k, result));
         }
         Self::host_side(engine, split, || by_shard.into_par_iter().enumerate().for_each(|(i, answers)| {
-            let mut data = Vec::new();
+            // packed before the shard is locked: lookups wait only for the copies
+            let mut packed = Vec::new();
+            let mut ends = Vec::with_capacity(answers.len());
+            for (_, result) in &answers {
+                pack_answer(result, &mut packed);
+                ends.push(packed.len());
+            }
             let mut shard = self.lock(i);
-            for ((hash, key), mut result) in answers {
-                // a call recorded is in its shard until `clear`, which no lookup or compute overlaps
-                if let Some(e) = shard.find_mut(*hash, key) {
-                    data.clear();
-                    data.extend_from_slice(key);
-                    pack_answer(&result, &mut data);
-                    e.data = data.as_slice().into();
+            let Shard { map, slab, .. } = &mut *shard;
+            let mut start = 0;
+            for (((hash, key), mut result), end) in answers.into_iter().zip(ends) {
+                // a call recorded is in its shard until `clear`, which no lookup or compute overlaps; its key is
+                // the very bytes the entry holds. Without the memory for the answer, the call stays unknown.
+                if let Some(e) = map.find_mut(*hash, |e| e.key.ptr == key.ptr) {
+                    e.answer = slab.put(&packed[start..end]);
                 }
+                start = end;
                 result.release();
             }
         }));
@@ -688,53 +803,73 @@ impl KswCache {
     }
 
     /// Forgets every call (ends a batch of the tool); no lent CIGAR may be in use. Counts the unused ones.
-    /// The memory is freed on a thread of its own: millions of keys and CIGARs take a noticeable time to
-    /// free, and the tool's next step (minimap2's output) need not wait for it.
+    /// The shards keep their tables and some of their blocks for the next batch.
     pub fn clear(&self) {
-        let old: Vec<Shard> = (0..SHARDS)
+        let trace = trace();
+        let sizes: Vec<(usize, usize, usize, usize)> = (0..SHARDS)
             .into_par_iter()
             .map(|i| {
-                let shard = std::mem::take(&mut *self.lock(i));
-                for e in shard.map.iter().filter(|e| !e.used) {
-                    self.counters.unused.fetch_add(1, Relaxed);
-                    self.counters.unused_cells.fetch_add(key_cells(e.key()), Relaxed);
+                let mut shard = self.lock(i);
+                let (mut unused, mut unused_cells, mut key_bytes, mut answer_bytes) = (0, 0, 0, 0);
+                for e in shard.map.iter() {
+                    if !e.used {
+                        unused += 1;
+                        unused_cells += key_cells(e.key.get());
+                    }
+                    key_bytes += e.key.len;
+                    answer_bytes += e.answer.map_or(0, |a| a.len);
                 }
-                shard
+                let c = &self.counters;
+                c.unused.fetch_add(unused, Relaxed);
+                c.unused_cells.fetch_add(unused_cells, Relaxed);
+                c.recorded.fetch_add(std::mem::take(&mut shard.recorded), Relaxed);
+                c.recorded_cells.fetch_add(std::mem::take(&mut shard.recorded_cells), Relaxed);
+                c.hits.fetch_add(std::mem::take(&mut shard.hits), Relaxed);
+                c.misses.fetch_add(std::mem::take(&mut shard.misses), Relaxed);
+                let sizes = (shard.map.len(), shard.map.capacity(), key_bytes, answer_bytes);
+                shard.map.clear();
+                shard.pending = Vec::new();
+                shard.slab.reset();
+                sizes
             })
             .collect();
-        if trace() {
-            let calls: usize = old.iter().map(|s| s.map.len()).sum();
-            let slots: usize = old.iter().map(|s| s.map.capacity()).sum();
-            let entries = || old.iter().flat_map(|s| s.map.iter());
-            let key_bytes: usize = entries().map(|e| e.key_len).sum();
-            let answer_bytes: usize = entries().map(|e| e.data.len() - e.key_len).sum();
+        if trace {
+            let sum = |f: fn(&(usize, usize, usize, usize)) -> usize| sizes.iter().map(f).sum::<usize>();
             eprintln!(
-                "[warpalign] cache cleared: {calls} calls in {slots} slots of {} bytes, keys {:.1} MB, answers {:.1} MB",
+                "[warpalign] cache cleared: {} calls in {} slots of {} bytes, keys {:.1} MB, answers {:.1} MB",
+                sum(|s| s.0),
+                sum(|s| s.1),
                 std::mem::size_of::<Entry>(),
-                key_bytes as f64 / 1e6,
-                answer_bytes as f64 / 1e6
+                sum(|s| s.2) as f64 / 1e6,
+                sum(|s| s.3) as f64 / 1e6
             );
         }
-        // where no thread can be started, the failed spawn drops the closure, freeing them here
-        let _ = std::thread::Builder::new().name("warpalign-free".into()).spawn(move || drop(old));
     }
 
     /// The counters since the last call, reset.
     pub fn take_stats(&self) -> KswCacheStats {
         let c = &self.counters;
         let t = |a: &AtomicU64| a.swap(0, Relaxed);
-        KswCacheStats {
-            recorded: t(&c.recorded),
-            recorded_cells: t(&c.recorded_cells),
+        let mut stats = KswCacheStats {
             rounds: t(&c.rounds),
             gpu_jobs: t(&c.gpu_jobs),
             cpu_jobs: t(&c.cpu_jobs),
             compute_ns: t(&c.compute_ns),
-            hits: t(&c.hits),
-            misses: t(&c.misses),
             unused: t(&c.unused),
             unused_cells: t(&c.unused_cells),
+            recorded: t(&c.recorded),
+            recorded_cells: t(&c.recorded_cells),
+            hits: t(&c.hits),
+            misses: t(&c.misses),
+        };
+        for i in 0..SHARDS {
+            let mut shard = self.lock(i);
+            stats.recorded += std::mem::take(&mut shard.recorded);
+            stats.recorded_cells += std::mem::take(&mut shard.recorded_cells);
+            stats.hits += std::mem::take(&mut shard.hits);
+            stats.misses += std::mem::take(&mut shard.misses);
         }
+        stats
     }
 }
 

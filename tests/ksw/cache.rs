@@ -103,3 +103,41 @@ fn computes_of_more_calls_than_a_chunk_answer_all() {
     assert_eq!((s.recorded, s.hits, s.misses, s.rounds), (jobs.len() as u64, jobs.len() as u64, 0, 1));
     direct.iter_mut().for_each(KswResult::release);
 }
+
+#[test]
+fn a_cleared_cache_records_and_answers_anew() {
+    // batch after batch on one cache, as minimap2 runs it: the blocks kept from the last batch are written
+    // again, and calls of over 16 kB of key (their own allocations) sit beside the small ones
+    let engine = Engine::cpu();
+    let mut rng = Rng::new(47);
+    let cache = KswCache::new();
+    let mut out = KswResult::EMPTY;
+    for batch in 0..4 {
+        let mut cases: Vec<_> = (0..300).map(|_| random_case(&mut rng)).collect();
+        for long in [40_000usize, 70_000] {
+            let mut c = random_case(&mut rng);
+            c.q = (0..long).map(|_| rng.range(0, 4) as u8).collect();
+            c.t = c.q.iter().map(|&b| if rng.chance(0.05) { (b + 1) % 4 } else { b }).collect();
+            c.w = 8;
+            cases.push(c);
+        }
+        let jobs: Vec<KswExtd2Job> = cases.iter().map(|c| c.job()).collect();
+        let mut direct: Vec<KswResult> = (0..jobs.len()).map(|_| KswResult::EMPTY).collect();
+        extd2_batch(&engine, &jobs, &mut direct).unwrap();
+        for j in &jobs {
+            // SAFETY: the jobs point into `cases`, alive here.
+            assert!(!unsafe { cache.get_extd2(j, true, &mut out) }, "batch {batch}: cleared calls are unknown");
+        }
+        cache.compute(&engine).unwrap();
+        for (j, d) in jobs.iter().zip(&direct) {
+            // SAFETY: as above.
+            assert!(unsafe { cache.get_extd2(j, false, &mut out) }, "batch {batch}");
+            assert_eq!(fields(&out), fields(d), "batch {batch}");
+        }
+        cache.clear();
+        let s = cache.take_stats();
+        assert_eq!((s.hits, s.misses), (jobs.len() as u64, 0), "batch {batch}");
+        assert!(s.recorded as usize <= jobs.len() && s.recorded as usize > jobs.len() / 2, "batch {batch}");
+        direct.iter_mut().for_each(KswResult::release);
+    }
+}
