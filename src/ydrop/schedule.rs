@@ -1289,7 +1289,9 @@ mod tests {
     }
 
     /// The loop as LASTZ runs it: ensure, both halves, insert; every result as the twin computes the call.
-    fn run_loop(m: &mut Model, ahead: usize, early: bool) -> Stats {
+    /// The loop's counters, and the search's jobs the pool's workers gave up (past the traceback memory that
+    /// every pool of the process shares: other tests running at once may hold it).
+    fn run_loop(m: &mut Model, ahead: usize, early: bool) -> (Stats, u64) {
         let mut s = Schedule::new(Settings { early, ..settings(ahead) }).unwrap();
         if early && s.early_begin() {
             for &(p1, p2) in &m.anchors.clone() {
@@ -1303,6 +1305,7 @@ mod tests {
                 }
             }
         }
+        let given_up = s.pool.as_ref().map_or(0, Ahead::given_up);
         s.loop_begin(true);
         let n = m.anchors.len() as u32;
         for i in 0..n {
@@ -1328,7 +1331,7 @@ mod tests {
             s.inserted((i as usize + 1) as AlignHandle, a.pos1 - 10, a.pos1 + 10, a.pos2 - 10, a.pos2 + 10);
         }
         s.loop_end();
-        s.stats.clone()
+        (s.stats.clone(), given_up)
     }
 
     #[test]
@@ -1338,14 +1341,17 @@ mod tests {
             let anchors = (0..60).map(|k| (2_000 + 3_000 * k, 2_000 + 3_000 * k + 3_000 * (k % 3))).collect();
             let mut m = Model::new(200_000, anchors, seed);
             m.constrained = constrained;
-            let st = run_loop(&mut m, ahead, early);
+            let (st, given_up) = run_loop(&mut m, ahead, early);
             assert_eq!(st.routed, st.hits + st.spot_calls[..3].iter().sum::<u64>(), "seed {seed}");
             assert_eq!(st.unroutable, 0);
             if constrained {
                 assert_eq!(st.constrained, st.routed);
             }
             if early {
-                assert!(st.early_queued > 0 && st.early_taken > 0 && st.early_unstarted == 0, "seed {seed}: {st:?}");
+                // (a job given up leaves its call to the loop: none may be taken when the tests running beside
+                // this one hold the traceback memory)
+                let taken = st.early_taken > 0 || given_up > 0;
+                assert!(st.early_queued > 0 && taken && st.early_unstarted == 0, "seed {seed}: {given_up} given up, {st:?}");
             }
             hits += st.hits;
         }
