@@ -15,7 +15,8 @@
 //! memory budget) run on the twin, on the CPU, while the GPU works.
 //!
 //! `WARPALIGN_KSW_GPU_THREADS` caps the block size (32..=1024, multiple of 32; default 1024);
-//! `WARPALIGN_KSW_GPU_CELLS` sets the window cells per thread (4..=64, power of two; default 16);
+//! `WARPALIGN_KSW_GPU_CELLS` sets the block form's window cells per thread (4..=64, power of two; by default
+//! [`block_threads`] picks 4 to 16 by the launch's size);
 //! `WARPALIGN_KSW_GPU_WARP=0` runs the narrow windows in the block form too;
 //! `WARPALIGN_KSW_GPU_PROFILE=1` prints each launch's size, kernel times and host phases, and each batch's
 //! prepare step, on stderr;
@@ -64,6 +65,8 @@ struct Kernels {
     pack: CudaFunction,
     /// Dynamic shared memory one `dp` block may take.
     smem_max: usize,
+    /// Threads the device holds resident at once (multiprocessors x threads a multiprocessor).
+    resident_threads: usize,
 }
 
 /// The kernels of one kind: `ksw_extd2_dp(_g)` or `ksw_exts2_dp(_g)`, and the shared backtrack and pack.
@@ -81,7 +84,20 @@ fn kernels(rt: &GpuRuntime, splice: bool) -> Result<Kernels, String> {
     dp.set_attribute(cudarc::driver::sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem_max as i32)
         .map_err(|e| format!("kernel attribute: {e:?}"))?;
     let dpw = [f(&format!("ksw_{kind}_dpw1"))?, f(&format!("ksw_{kind}_dpw2"))?, f(&format!("ksw_{kind}_dpw4"))?];
-    Ok(Kernels { dp, dp_g: f(&format!("ksw_{kind}_dp_g"))?, dpw, bt: f("ksw_bt")?, cigar_offsets: f("ksw_cigar_offsets")?, pack: f("ksw_pack")?, smem_max })
+    let attr = |a| rt.context().attribute(a).map_err(|e| format!("device attribute: {e:?}"));
+    use cudarc::driver::sys::CUdevice_attribute as A;
+    let resident_threads =
+        attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?.max(1) as usize * attr(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?.max(32) as usize;
+    Ok(Kernels {
+        dp,
+        dp_g: f(&format!("ksw_{kind}_dp_g"))?,
+        dpw,
+        bt: f("ksw_bt")?,
+        cigar_offsets: f("ksw_cigar_offsets")?,
+        pack: f("ksw_pack")?,
+        smem_max,
+        resident_threads,
+    })
 }
 
 /// A ksw call the kernels take (extd2 or exts2).
@@ -284,24 +300,37 @@ const LANES: usize = 3;
 /// Runs `jobs` on the GPU (and the jobs it does not take on the twin); `results[i]` is overwritten (not
 /// freed first) with job i's result, its CIGAR `malloc`ed. Bit-exact with `twin::extd2` on every field.
 pub fn extd2_batch_gpu(rt: &GpuRuntime, jobs: &[KswExtd2Job], results: &mut [KswResult]) -> Result<(), String> {
-    batch_gpu(rt, jobs, results)
+    batch_gpu(rt, jobs, results, env::KSW_GPU_CELLS.get())
 }
 
 /// As [`extd2_batch_gpu`], for `ksw_exts2_sse` jobs (bit-exact with `twin::exts2`).
 pub fn exts2_batch_gpu(rt: &GpuRuntime, jobs: &[KswExts2Job], results: &mut [KswResult]) -> Result<(), String> {
-    batch_gpu(rt, jobs, results)
+    batch_gpu(rt, jobs, results, env::KSW_GPU_CELLS.get())
 }
 
-fn batch_gpu<J: GpuJob>(rt: &GpuRuntime, jobs: &[J], results: &mut [KswResult]) -> Result<(), String> {
+/// As [`extd2_batch_gpu`], every block-form launch at `cells` window cells a thread (a power of two from 4
+/// to 64) whatever its size, so that tests check each block size against the twin.
+pub fn extd2_batch_gpu_at(rt: &GpuRuntime, jobs: &[KswExtd2Job], results: &mut [KswResult], cells: usize) -> Result<(), String> {
+    batch_gpu(rt, jobs, results, Some(cells))
+}
+
+/// As [`extd2_batch_gpu_at`], for `ksw_exts2_sse` jobs.
+pub fn exts2_batch_gpu_at(rt: &GpuRuntime, jobs: &[KswExts2Job], results: &mut [KswResult], cells: usize) -> Result<(), String> {
+    batch_gpu(rt, jobs, results, Some(cells))
+}
+
+fn batch_gpu<J: GpuJob>(rt: &GpuRuntime, jobs: &[J], results: &mut [KswResult], cells: Option<usize>) -> Result<(), String> {
     if jobs.len() != results.len() {
         return Err(format!("{} jobs but {} results", jobs.len(), results.len()));
     }
     if jobs.is_empty() {
         return Ok(());
     }
+    if cells.is_some_and(|c| !c.is_power_of_two() || !(4..=64).contains(&c)) {
+        return Err(format!("{cells:?} window cells a thread: expected a power of two from 4 to 64"));
+    }
     let budget = rt.memory_budget(&env::KSW_GPU_MEM_MB)?;
     let cap = env::KSW_GPU_THREADS.get().unwrap_or(1024);
-    let cells = env::KSW_GPU_CELLS.get().unwrap_or(16);
     let warp = env::KSW_GPU_WARP.get().unwrap_or(true);
     let cfg = Cfg { cap, cells, warp, profile: env::KSW_GPU_PROFILE.get().unwrap_or(false) };
     let k = kernels(rt, J::SPLICE)?;
@@ -395,9 +424,29 @@ fn batch_gpu<J: GpuJob>(rt: &GpuRuntime, jobs: &[J], results: &mut [KswResult]) 
 #[derive(Clone, Copy)]
 struct Cfg {
     cap: usize,
-    cells: usize,
+    /// WARPALIGN_KSW_GPU_CELLS when set; else [`block_threads`] picks by the launch's size.
+    cells: Option<usize>,
     warp: bool,
     profile: bool,
+}
+
+/// Threads a block-form job gets in a launch of `n_jobs` jobs of window `win`: `win / cells` when `cells`
+/// is given. Else a word of 4 cells a thread while the launch's threads fit the device's resident threads,
+/// twice the cells each time they outgrow it, down to 16 a thread. A launch of few wide jobs runs as long as
+/// its longest job's anti-diagonals take one after the other, whatever the device's throughput, and fewer
+/// cells a thread shorten each (minimap2's wide launches hold tens to hundreds of jobs: E. coli `-c` and
+/// splice 5-10% faster end to end, bench/results/2026-11-29b-ksw-latency); a launch that fills the device
+/// is bound by its throughput, which more cells a thread serve better.
+fn block_threads(win: usize, n_jobs: usize, cells: Option<usize>, cap: usize, resident: usize) -> u32 {
+    let threads = |c: usize| (win / c).clamp(32, cap);
+    let c = cells.unwrap_or_else(|| {
+        let mut c = 4;
+        while c < 16 && n_jobs.saturating_mul(threads(c)) > resident {
+            c *= 2;
+        }
+        c
+    });
+    threads(c) as u32
 }
 
 /// Runs one group (same window) in launches of at most [`LAUNCH_JOBS`] jobs that fit `budget` together,
@@ -422,8 +471,6 @@ fn run_group<J: GpuJob>(
     } else {
         &k.dp
     };
-    // the widest band fills half to all of the window
-    let threads = if global { cfg.cap } else if warp { 32 } else { (win / cfg.cells).clamp(32, cfg.cap) } as u32;
     let smem = if global || warp { 0 } else { group.iter().map(Prep::win_bytes).max().unwrap_or(0) } as u32;
     let lane_budget = budget / LANES;
     let launches = crate::gpu::launches(group.len(), LAUNCH_JOBS, [lane_budget, LAUNCH_IMG_BYTES], |k| {
@@ -440,6 +487,13 @@ fn run_group<J: GpuJob>(
                 if i >= launches.len() || failed.load(std::sync::atomic::Ordering::Relaxed) {
                     return Ok(out);
                 }
+                let threads = if global {
+                    cfg.cap as u32
+                } else if warp {
+                    32
+                } else {
+                    block_threads(win, launches[i].len(), cfg.cells, cfg.cap, k.resident_threads)
+                };
                 match run_chunk(rt, &st, k, dp, jobs, &group[launches[i].clone()], threads, smem, global, cfg.profile, fault) {
                     Ok(v) => out.extend(v),
                     Err(e) => {
@@ -718,4 +772,34 @@ fn run_chunk<J: GpuJob>(
         );
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::block_threads;
+
+    const H200: usize = 132 * 2048;
+
+    #[test]
+    fn few_wide_jobs_get_a_word_a_thread() {
+        assert_eq!(block_threads(1024, 267, None, 1024, H200), 256);
+        assert_eq!(block_threads(2048, 6, None, 1024, H200), 512);
+        assert_eq!(block_threads(8192, 1, None, 1024, H200), 1024);
+    }
+
+    #[test]
+    fn a_launch_filling_the_device_keeps_16_cells_a_thread() {
+        assert_eq!(block_threads(1024, 32768, None, 1024, H200), 64);
+        // 2,000 jobs of 1024 cells: 256 threads each outgrow the device, 128 do not
+        assert_eq!(block_threads(1024, 2000, None, 1024, H200), 128);
+        assert_eq!(block_threads(1024, 5000, None, 1024, H200), 64);
+    }
+
+    #[test]
+    fn the_variable_and_the_cap_rule() {
+        assert_eq!(block_threads(1024, 1, Some(16), 1024, H200), 64);
+        assert_eq!(block_threads(1024, 1, Some(64), 1024, H200), 32);
+        assert_eq!(block_threads(2048, 1, None, 256, H200), 256);
+        assert_eq!(block_threads(128, 1, None, 1024, H200), 32);
+    }
 }

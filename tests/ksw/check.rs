@@ -49,6 +49,8 @@ pub trait Kernel {
 /// The functions with a GPU kernel.
 pub trait GpuKernel: Kernel {
     fn gpu(rt: &GpuRuntime, jobs: &[Self::Job], res: &mut [KswResult]) -> Result<(), String>;
+    /// The block form at `cells` window cells a thread in every launch.
+    fn gpu_at(rt: &GpuRuntime, jobs: &[Self::Job], res: &mut [KswResult], cells: usize) -> Result<(), String>;
 }
 
 /// The case methods, alike for the three case types (common/ksw_*cases.rs).
@@ -95,6 +97,9 @@ impl GpuKernel for Extd2 {
     fn gpu(rt: &GpuRuntime, jobs: &[KswExtd2Job], res: &mut [KswResult]) -> Result<(), String> {
         gpu::extd2_batch_gpu(rt, jobs, res)
     }
+    fn gpu_at(rt: &GpuRuntime, jobs: &[KswExtd2Job], res: &mut [KswResult], cells: usize) -> Result<(), String> {
+        gpu::extd2_batch_gpu_at(rt, jobs, res, cells)
+    }
 }
 
 impl Kernel for Exts2 {
@@ -121,6 +126,9 @@ impl Kernel for Exts2 {
 impl GpuKernel for Exts2 {
     fn gpu(rt: &GpuRuntime, jobs: &[KswExts2Job], res: &mut [KswResult]) -> Result<(), String> {
         gpu::exts2_batch_gpu(rt, jobs, res)
+    }
+    fn gpu_at(rt: &GpuRuntime, jobs: &[KswExts2Job], res: &mut [KswResult], cells: usize) -> Result<(), String> {
+        gpu::exts2_batch_gpu_at(rt, jobs, res, cells)
     }
 }
 

@@ -101,6 +101,45 @@ fn gpu_equals_twin_exts2() {
     assert!(failed.is_empty(), "{failed:#?}");
 }
 
+/// The block form's threads a job follow each launch's size (4 to 16 window cells a thread by default) and
+/// `WARPALIGN_KSW_GPU_CELLS` sets any power of two from 4 to 64: every block size gives the twin's results.
+#[test]
+fn every_block_size_equals_twin() {
+    let Some(rt) = start_gpu() else { return };
+    let n = env_u64("KSW_GPU_BLOCK_CASES", 4_000) as usize;
+    let mut failed = Vec::new();
+    for cells in [4, 8, 16, 32, 64] {
+        let mut rng = Rng::new(100 + cells as u64);
+        let cases: Vec<ksw_cases::Case> = (0..n)
+            .map(|i| match i % 4 {
+                0 => ksw_cases::trap_stale_lanes(&mut rng),
+                1 => ksw_cases::trap_band_exhaustion(&mut rng),
+                _ => ksw_cases::random_case(&mut rng),
+            })
+            .collect();
+        let jobs: Vec<KswExtd2Job> = cases.iter().map(|c| c.job()).collect();
+        let mut res: Vec<KswResult> = (0..n).map(|_| KswResult::EMPTY).collect();
+        Extd2::gpu_at(&rt, &jobs, &mut res, cells).unwrap_or_else(|e| panic!("GPU batch: {e}"));
+        let bad = res.iter_mut().zip(&jobs).map(|(r, j)| out_of(r) != twin_run::<Extd2>(j)).filter(|&d| d).count();
+        if bad > 0 {
+            failed.push(format!("extd2, {cells} cells a thread: {bad} of {n} differ"));
+        }
+        let mut rng = Rng::new(200 + cells as u64);
+        let cases: Vec<ksw_exts2_cases::Case> = (0..n / 2)
+            .map(|i| if i % 2 == 0 { ksw_exts2_cases::random_case(&mut rng) } else { ksw_exts2_cases::minimap2_call(&mut rng) })
+            .collect();
+        let jobs: Vec<_> = cases.iter().map(|c| c.job()).collect();
+        let mut res: Vec<KswResult> = (0..jobs.len()).map(|_| KswResult::EMPTY).collect();
+        Exts2::gpu_at(&rt, &jobs, &mut res, cells).unwrap_or_else(|e| panic!("GPU batch: {e}"));
+        let bad = res.iter_mut().zip(&jobs).map(|(r, j)| out_of(r) != twin_run::<Exts2>(j)).filter(|&d| d).count();
+        if bad > 0 {
+            failed.push(format!("exts2, {cells} cells a thread: {bad} of {} differ", jobs.len()));
+        }
+        eprintln!("{cells} cells a thread: {n} extd2 and {} exts2 jobs compared", jobs.len());
+    }
+    assert!(failed.is_empty(), "{failed:#?}");
+}
+
 /// The engine's batch entry sends large batches to the GPU when the engine has one; same results as the twin.
 #[test]
 fn engine_batch_on_gpu_equals_twin() {
