@@ -964,6 +964,18 @@ enum warpalign_status warpalign_search_strand(const struct warpalign_search_targ
                                               size_t *n);
 
 /**
+ * LASTZ's dynamic masking (`--masking=<count>`) between strands: `n` census intervals, `intervals` holding
+ * each one's first and last base (1-based, inclusive, as LASTZ's `remove_interval_seeds` receives them), are
+ * taken out of the search as LASTZ takes them out of its own: the target's bases there become `x`, and the
+ * seed words with a base there leave the table. The strands searched after it run on CPU threads. A NULL
+ * pointer (with `n` > 0) or an interval outside the target is WARPALIGN_STATUS_INVALID_ARGUMENT, and nothing
+ * changes.
+ */
+enum warpalign_status warpalign_search_target_mask(struct warpalign_search_target *search,
+                                                   const uint32_t *intervals,
+                                                   size_t n);
+
+/**
  * LASTZ's `--self`: as warpalign_search_strand, for a query strand that is the target itself (`opposite`
  * 0) or its reverse complement (`opposite` nonzero), the target being one sequence. Seed hits on or below
  * the main diagonal are skipped, as LASTZ skips them, and on the target's own strand those more than the

@@ -211,6 +211,31 @@ pub extern "C" fn warpalign_search_strand(
     strand("warpalign_search_strand", search, query, len, hsps, n, |s, q| s.search_strand(q))
 }
 
+/// LASTZ's dynamic masking (`--masking=<count>`) between strands: `n` census intervals, `intervals` holding
+/// each one's first and last base (1-based, inclusive, as LASTZ's `remove_interval_seeds` receives them), are
+/// taken out of the search as LASTZ takes them out of its own: the target's bases there become `x`, and the
+/// seed words with a base there leave the table. The strands searched after it run on CPU threads. A NULL
+/// pointer (with `n` > 0) or an interval outside the target is WARPALIGN_STATUS_INVALID_ARGUMENT, and nothing
+/// changes.
+#[no_mangle]
+pub extern "C" fn warpalign_search_target_mask(search: *mut WarpalignSearchTarget, intervals: *const u32, n: usize) -> WarpalignStatus {
+    guard("warpalign_search_target_mask", || {
+        // SAFETY: a live search or NULL, not used by another thread meanwhile (the caller's contract).
+        let s = unsafe { search.as_mut() }.ok_or_else(|| Error::InvalidArgument("null search".into()))?;
+        if n == 0 {
+            return Ok(());
+        }
+        if intervals.is_null() {
+            return Err(Error::InvalidArgument("null intervals".into()));
+        }
+        let pairs = n.checked_mul(2).ok_or_else(|| Error::InvalidArgument(format!("{n} intervals")))?;
+        // SAFETY: 2 * n readable u32s at intervals (the caller's contract).
+        let flat = unsafe { std::slice::from_raw_parts(intervals, pairs) };
+        let v: Vec<(u32, u32)> = flat.chunks_exact(2).map(|p| (p[0], p[1])).collect();
+        s.search.mask(&v)
+    })
+}
+
 /// LASTZ's `--self`: as warpalign_search_strand, for a query strand that is the target itself (`opposite`
 /// 0) or its reverse complement (`opposite` nonzero), the target being one sequence. Seed hits on or below
 /// the main diagonal are skipped, as LASTZ skips them, and on the target's own strand those more than the

@@ -76,6 +76,7 @@ pub fn build(src: &Path, out: &Path) {
         .header(csrc.join("lastz_ydrop_shim.h").to_str().unwrap())
         .header(csrc.join("lastz_search_shim.h").to_str().unwrap())
         .allowlist_function("warpalign_oracle_lastz_search")
+        .allowlist_function("warpalign_oracle_lastz_search_masked")
         .allowlist_function("warpalign_oracle_lastz_masked_hoxd70")
         .allowlist_function("warpalign_oracle_lastz_free")
         .allowlist_type("warpalign_oracle_lastz_hsp")

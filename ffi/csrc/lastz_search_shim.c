@@ -53,12 +53,30 @@ static scoreset* masked_hoxd70 (void)
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-uint32_t warpalign_oracle_lastz_search
+// lastz.c's remove_interval_seeds (a static function there):  the census interval b..e (origin-1,
+// inclusive) widened by the seed's length less one on both sides, then mask_seed_position_table;  and
+// masking.c's mask_interval, which then writes 'x' over the interval's bases
+static void mask_census_interval (postable* pt, seq* target, seed* hitSeed, unspos b, unspos e)
+	{
+	u32    seedLen = (unsigned) hitSeed->length;
+	unspos beg = b, end = e, j;
+	if (b < seedLen) b =  1;
+	            else b -= seedLen - 1;
+	if (e >= target->len - (seedLen-1)) e =  target->len;
+	                               else e += seedLen - 1;
+	mask_seed_position_table (pt, target, b-1, e, upper_nuc_to_bits, hitSeed);
+	for (j=beg-1 ; j<end ; j++) target->v[j] = 'x';
+	}
+
+static uint32_t search
    (const uint8_t* target, uint32_t tlen,
 	const uint8_t* const* queries, const uint32_t* qlens, uint32_t n_queries,
 	const warpalign_oracle_lastz_search_options* options,
+	const uint32_t* masks, const uint32_t* mask_counts,
 	warpalign_oracle_lastz_hsp** hsps, uint32_t* counts)
 	{
+	u8*				targetCopy;
+	u32				m;
 	seq				seq1, seq2;
 	seed*			hitSeed;
 	postable*		pt;
@@ -72,7 +90,10 @@ uint32_t warpalign_oracle_lastz_search
 
 	memset (&seq1, 0, sizeof(seq1));
 	memset (&seq2, 0, sizeof(seq2));
-	seq1.v = (u8*) target;  seq1.len = seq1.size = tlen;  seq1.revCompFlags = rcf_forward;
+	// (a copy:  dynamic masking writes into the target, as LASTZ does into its own)
+	targetCopy = malloc_or_die ("warpalign oracle target", tlen + 1);
+	memcpy (targetCopy, target, tlen + 1);
+	seq1.v = targetCopy;  seq1.len = seq1.size = tlen;  seq1.revCompFlags = rcf_forward;
 	seq1.fileType = seq2.fileType = seq_type_fasta;
 
 	pattern = copy_string ((char*) options->seed);
@@ -115,9 +136,15 @@ uint32_t warpalign_oracle_lastz_search
 		                 upper_nuc_to_bits, hitSeed, /*searchLimit*/ 0, /*reportSearchLimit*/ 0,
 		                 options->band_width, (options->plain_hits)? process_for_plain_hit : process_for_simple_hit, &info);
 		counts[k] = c.len - before;
+		// the census's masking after the strand (mask_interval calls remove_interval_seeds first, which
+		// reads the bases as yet unmasked, then writes the 'x's)
+		if (masks != NULL)
+			for (m=0 ; m<mask_counts[k] ; m++, masks+=2)
+				mask_census_interval (pt, &seq1, hitSeed, masks[0], masks[1]);
 		}
 
 	free_position_table (pt);
+	free (targetCopy);
 	free_score_set ("warpalign oracle masked scoring", scoring);
 	free_seeds (hitSeed);
 	free_if_valid ("warpalign oracle seed", pattern);
@@ -126,6 +153,25 @@ uint32_t warpalign_oracle_lastz_search
 
 	*hsps = c.v;
 	return c.len;
+	}
+
+uint32_t warpalign_oracle_lastz_search
+   (const uint8_t* target, uint32_t tlen,
+	const uint8_t* const* queries, const uint32_t* qlens, uint32_t n_queries,
+	const warpalign_oracle_lastz_search_options* options,
+	warpalign_oracle_lastz_hsp** hsps, uint32_t* counts)
+	{
+	return search (target, tlen, queries, qlens, n_queries, options, NULL, NULL, hsps, counts);
+	}
+
+uint32_t warpalign_oracle_lastz_search_masked
+   (const uint8_t* target, uint32_t tlen,
+	const uint8_t* const* queries, const uint32_t* qlens, uint32_t n_queries,
+	const warpalign_oracle_lastz_search_options* options,
+	const uint32_t* masks, const uint32_t* mask_counts,
+	warpalign_oracle_lastz_hsp** hsps, uint32_t* counts)
+	{
+	return search (target, tlen, queries, qlens, n_queries, options, masks, mask_counts, hsps, counts);
 	}
 
 void warpalign_oracle_lastz_masked_hoxd70 (int32_t* out)

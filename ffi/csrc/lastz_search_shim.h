@@ -53,6 +53,17 @@ uint32_t warpalign_oracle_lastz_search(const uint8_t* target, uint32_t tlen,
                                        const warpalign_oracle_lastz_search_options* options,
                                        warpalign_oracle_lastz_hsp** hsps, uint32_t* counts);
 
+/* As warpalign_oracle_lastz_search, with LASTZ's dynamic masking (--masking) after each query:
+ * mask_counts[k] census intervals after query k, as (beg, end) pairs (origin-1, inclusive, as lastz.c's
+ * remove_interval_seeds gets them), taken from masks in order. Each is applied as remove_interval_seeds
+ * (widened, then mask_seed_position_table) and mask_interval ('x' over its bases) apply it, to a copy of the
+ * target. The intervals must lie in the target. */
+uint32_t warpalign_oracle_lastz_search_masked(const uint8_t* target, uint32_t tlen,
+                                              const uint8_t* const* queries, const uint32_t* qlens, uint32_t n_queries,
+                                              const warpalign_oracle_lastz_search_options* options,
+                                              const uint32_t* masks, const uint32_t* mask_counts,
+                                              warpalign_oracle_lastz_hsp** hsps, uint32_t* counts);
+
 /* The matrix the hit processor scores with (maskedScoring->sub of the default HOXD70 set), 256x256
  * row-major [target byte][query byte], into out[65536]. */
 void warpalign_oracle_lastz_masked_hoxd70(int32_t* out);

@@ -203,6 +203,13 @@ impl TargetSearch {
         Ok(self.search.search_strand(query))
     }
 
+    /// LASTZ's dynamic masking (`--masking`) after a strand: the census intervals `(beg, end)` (1-based,
+    /// inclusive) leave the table and the target's bases there become `x` ([`SearchEngine::mask`]); later
+    /// strands search on the CPU. An interval outside the target is an invalid argument, and nothing changes.
+    pub fn mask(&mut self, intervals: &[(u32, u32)]) -> Result<()> {
+        self.search.mask(intervals).map_err(Error::InvalidArgument)
+    }
+
     /// `--self`: as [`TargetSearch::search_strand`] for a query strand that is the target itself or its reverse
     /// complement (`strand`).
     pub fn search_self_strand(&self, query: &[u8], strand: SelfCompare) -> Result<Vec<Hsp>> {

@@ -120,6 +120,16 @@ impl SeedIndex {
     }
 }
 
+/// The window ends (in bases) that LASTZ's dynamic masking of the census interval `beg..=end` (1-based) takes out
+/// of the table: `remove_interval_seeds` widens it by `seed_len - 1` on both sides (within the target, with its
+/// unsigned arithmetic), and `mask_seed_positions` removes the windows lying wholly in the widened interval,
+/// whose ends are `lo..=hi` (empty when `lo > hi`).
+pub fn masked_windows(beg: u32, end: u32, target_len: u32, seed_len: u32) -> (u32, u32) {
+    let b = if beg < seed_len { 1 } else { beg - (seed_len - 1) };
+    let e = if end >= target_len.wrapping_sub(seed_len - 1) { target_len } else { end + seed_len - 1 };
+    ((b - 1) + seed_len, e)
+}
+
 /// The masks XORed into a packed word to give its variants, in the order `private_hit_search` looks them
 /// up: the word itself, then for `--transition` each flip, for `--transition=2` each flip followed by its
 /// pairs with the later flips.
@@ -267,6 +277,54 @@ impl<'a> SearchEngine<'a> {
             }
         }
         e
+    }
+
+    /// LASTZ's dynamic masking (`--masking=<count>`) between strands: for each census interval `(beg, end)`
+    /// (1-based, inclusive, as `remove_interval_seeds` gets it), the table loses the windows with a base in it
+    /// (pos_table.c's `mask_seed_positions` over the interval widened by the seed's length less one on both
+    /// sides) and the target's bases there become `x` (masking.c's `mask_interval`). Later strands search the
+    /// masked target, on the CPU: the first mask brings the table back to the host (built from the target as
+    /// yet unmasked, so `--maxwordcount` keeps upstream's counts) and leaves the GPU's.
+    pub fn mask(&mut self, intervals: &[(u32, u32)]) -> Result<(), String> {
+        let len = self.target.len() as u32;
+        let seed_len = self.options.seed.length;
+        // (a widened interval past the target's end is where LASTZ dies: "interval end is bad")
+        let outside = |&&(b, e): &&(u32, u32)| b < 1 || b > e || e > len || masked_windows(b, e, len, seed_len).1 > len;
+        if let Some(&(b, e)) = intervals.iter().find(outside) {
+            return Err(format!("masked interval {b}..{e} outside the target's 1..{len}"));
+        }
+        if intervals.is_empty() {
+            return Ok(());
+        }
+        self.index();
+        self.gpu = None;
+        let mut removed = vec![0u64; len as usize / 64 + 1];
+        for &(b, e) in intervals {
+            let (lo, hi) = masked_windows(b, e, len, seed_len);
+            for pos in lo..=hi {
+                removed[pos as usize / 64] |= 1 << (pos % 64);
+            }
+        }
+        let index = self.index.get_mut().expect("the host's index, built above");
+        let (mut kept, mut from) = (0usize, 0usize);
+        for w in 0..index.offsets.len() - 1 {
+            let to = index.offsets[w + 1] as usize;
+            for k in from..to {
+                let pos = index.positions[k];
+                if removed[pos as usize / 64] >> (pos % 64) & 1 == 0 {
+                    index.positions[kept] = pos;
+                    kept += 1;
+                }
+            }
+            from = to;
+            index.offsets[w + 1] = kept as u32;
+        }
+        index.positions.truncate(kept);
+        let target = self.target.to_mut();
+        for &(b, e) in intervals {
+            target[b as usize - 1..e as usize].fill(b'x');
+        }
+        Ok(())
     }
 
     /// The same engine (its index, and its table on the GPU) under another configuration.

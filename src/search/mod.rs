@@ -7,7 +7,8 @@
 //! none/one/two, `--step`, `--maxwordcount=<limit>[,<chasm>]`, the hit processor `process_for_simple_hit`
 //! with `--filter` and x-drop extension (`--xdrop`; the twin also `--exact`, `--mismatch`, `--nogfextend` and
 //! `process_for_plain_hit`), the entropy adjustment (`--[no]entropy`) and a fixed `--hspthresh`;
-//! `--self` (a target of one sequence) with `--band`; no search limit. It is checked HSP by HSP against upstream's
+//! `--self` (a target of one sequence) with `--band`; dynamic masking between strands (`--masking`,
+//! [`SearchEngine::mask`]); no search limit. It is checked HSP by HSP against upstream's
 //! own functions (`ffi`, tests/search).
 //!
 //! # Sequences

@@ -5,7 +5,7 @@
 //! each random family as the twin's tests), `WARPALIGN_SEARCH_SEED`.
 
 use crate::common::{env_u64, failing_cases, pick, Rng};
-use crate::oracle::{collision_pair, compare, random_options, random_other_extension, random_pair, rev_comp, self_options, self_target, twin};
+use crate::oracle::{collision_pair, compare, oracle_masked, random_options, random_other_extension, random_pair, rev_comp, self_options, self_target, twin};
 use crate::real::{for_each_genome_pair, genome_option_sets};
 use warpalign::search::twin::pos_table::PosTable;
 use warpalign::search::twin::scoring::ScoreMatrix;
@@ -112,6 +112,76 @@ pub fn family_vs_twin(
     let n_configs = if gpu && gpu_default_only() { 1 } else { 2 };
     eprintln!("{what}: {n} pairs (both strands; configurations a pair: {n_configs}), {} twin HSPs", hsps.into_inner());
     assert!(bad.is_empty(), "{what}: {} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
+}
+
+/// LASTZ's dynamic masking (`--masking`): random census intervals after each strand (both strands of two
+/// queries), some at the target's ends, some over earlier ones; the engine (`search_strand`: on the GPU until
+/// the first mask where `engine` has one) against upstream's search with the same masking, HSP by HSP.
+pub fn masking_vs_upstream(what: &str, n: u64, seed: u64, engine: &Engine) {
+    let scoring = ScoreMatrix::masked_hoxd70();
+    let hsps = std::sync::atomic::AtomicU64::new(0);
+    let bad = failing_cases(n, |i| {
+        let mut rng = Rng::for_case(seed, i);
+        let (t, q) = random_pair(&mut rng);
+        let (_, q2) = random_pair(&mut rng);
+        let (pattern, o) = random_options(&mut rng, t.len());
+        let (rc, rc2) = (rev_comp(&q), rev_comp(&q2));
+        let strands: [&[u8]; 4] = [&q, &rc, &q2, &rc2];
+        let len = t.len() as u32;
+        let masks: Vec<Vec<(u32, u32)>> = (0..strands.len())
+            .map(|_| {
+                (0..rng.below(6))
+                    .map(|_| {
+                        let span = rng.range(1, 3000).min(len as i64) as u32;
+                        let beg = match rng.below(5) {
+                            0 => 1,
+                            1 => len - span + 1,
+                            _ => rng.range(1, (len - span + 1) as i64) as u32,
+                        };
+                        (beg, beg + span - 1)
+                    })
+                    .collect()
+            })
+            .collect();
+        let up = oracle_masked(&t, &strands, &pattern, &o, &masks);
+        hsps.fetch_add(up.iter().map(|h| h.len() as u64).sum(), std::sync::atomic::Ordering::Relaxed);
+        let config = random_configs(&mut rng)[rng.below(2) as usize];
+        let mut e = SearchEngine::new(engine, &t, SeedIndex::for_options(&t, &o), &o, &scoring, config);
+        for (k, strand) in strands.iter().enumerate() {
+            let got = e.search_strand(strand);
+            if let Some(why) = compare(&got, &up[k]) {
+                return Some(format!(
+                    "{what} case {i} (seed {seed}; target {} bp, strand {k}, seed {pattern}, {o:?}, masks {:?}): engine vs upstream: {why}",
+                    t.len(),
+                    &masks[..k]
+                ));
+            }
+            e.mask(&masks[k]).unwrap_or_else(|err| panic!("{what} case {i}: {err}"));
+        }
+        None
+    });
+    eprintln!("{what}: {n} targets (4 strands each, masked between them), {} upstream HSPs", hsps.into_inner());
+    assert!(bad.is_empty(), "{what}: {} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
+}
+
+#[test]
+fn dynamic_masking_engine_vs_upstream() {
+    let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 8;
+    masking_vs_upstream("masking", n, env_u64("WARPALIGN_SEARCH_SEED", 23) + 40, &Engine::new(warpalign::BackendChoice::Cpu));
+}
+
+#[test]
+fn masked_intervals_outside_the_target_are_refused() {
+    let t = acgt(&[0, 1, 2, 3].repeat(100));
+    let o = SearchOptions::lastz_default();
+    let scoring = ScoreMatrix::masked_hoxd70();
+    let engine = Engine::new(warpalign::BackendChoice::Cpu);
+    let mut e = SearchEngine::new(&engine, &t, SeedIndex::for_options(&t, &o), &o, &scoring, SearchConfig::with_threads(1));
+    for bad in [(0, 5), (5, 4), (390, 401)] {
+        assert!(e.mask(&[bad]).is_err(), "{bad:?}");
+    }
+    e.mask(&[(1, 400)]).unwrap();
+    assert!(e.search_cpu(&t).is_empty());
 }
 
 /// `--self` (and `--band`): the engine on the CPU against the twin, both strands of a target against itself.

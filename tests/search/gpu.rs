@@ -5,7 +5,7 @@
 //! CPU model of the kernels' grouping runs everywhere.
 
 use crate::common::{env_u64, Rng};
-use crate::engine::{engine_run, family_vs_twin, genomes_vs_twin};
+use crate::engine::{engine_run, family_vs_twin, genomes_vs_twin, masking_vs_upstream};
 use crate::oracle::{collision_pair, random_options, random_pair, twin};
 use std::time::Instant;
 use warpalign::search::twin::scoring::ScoreMatrix;
@@ -27,6 +27,15 @@ fn gpu_random_pairs_vs_twin() {
     let Some(engine) = gpu_engine() else { return };
     let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 4;
     family_vs_twin("GPU random pairs", n, env_u64("WARPALIGN_SEARCH_SEED", 23) + 20, random_pair, random_options, &engine, true);
+}
+
+/// Dynamic masking with the table on the GPU: the first strand there, the later ones on the CPU after the
+/// first mask, against upstream.
+#[test]
+fn gpu_engine_with_dynamic_masking_vs_upstream() {
+    let Some(engine) = gpu_engine() else { return };
+    let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 8;
+    masking_vs_upstream("GPU, then masking", n, env_u64("WARPALIGN_SEARCH_SEED", 23) + 41, &engine);
 }
 
 #[test]

@@ -12,6 +12,12 @@ use warpalign_ffi::lastz as lz;
 
 /// Upstream's search of each query strand against `target` (one table): each strand's HSPs.
 pub fn oracle(target: &[u8], queries: &[&[u8]], pattern: &str, o: &SearchOptions) -> Vec<Vec<Hsp>> {
+    oracle_masked(target, queries, pattern, o, &[])
+}
+
+/// As [`oracle`], with LASTZ's dynamic masking after strand k of the census intervals `masks[k]` (1-based,
+/// inclusive; none where `masks` is shorter).
+pub fn oracle_masked(target: &[u8], queries: &[&[u8]], pattern: &str, o: &SearchOptions, masks: &[Vec<(u32, u32)>]) -> Vec<Vec<Hsp>> {
     let seed = CString::new(pattern).unwrap();
     // as LASTZ holds them: a NUL after each sequence
     let with_nul = |s: &[u8]| s.iter().copied().chain([0]).collect::<Vec<u8>>();
@@ -48,14 +54,18 @@ pub fn oracle(target: &[u8], queries: &[&[u8]], pattern: &str, o: &SearchOptions
     let lens: Vec<u32> = queries.iter().map(|q| q.len() as u32 - 1).collect();
     let mut counts = vec![0u32; queries.len()];
     let mut out: *mut lz::warpalign_oracle_lastz_hsp = std::ptr::null_mut();
+    let flat: Vec<u32> = masks.iter().flatten().flat_map(|&(b, e)| [b, e]).collect();
+    let mask_counts: Vec<u32> = (0..queries.len()).map(|k| masks.get(k).map_or(0, |m| m.len() as u32)).collect();
     unsafe {
-        lz::warpalign_oracle_lastz_search(
+        lz::warpalign_oracle_lastz_search_masked(
             target.as_ptr(),
             target.len() as u32,
             ptrs.as_ptr(),
             lens.as_ptr(),
             queries.len() as u32,
             &opts,
+            flat.as_ptr(),
+            mask_counts.as_ptr(),
             &mut out,
             counts.as_mut_ptr(),
         )

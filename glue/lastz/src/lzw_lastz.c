@@ -84,8 +84,9 @@ static void lzw_search_report (void)
 //	hits), a strict seed of at most 28 bits,
 //	the ACGT alphabet, and nothing that reads or changes the search's state
 //	beside the reporter (no entropy report, search limit, inference, capsule,
-//	quantum, anchors file, dynamic masking or search debugging).  --self and
-//	its --band are covered for targets of one sequence (lzw_search_covers).
+//	quantum, anchors file or search debugging;  dynamic masking reaches the
+//	search through lzw_search_mask).  --self and its --band are covered for
+//	targets of one sequence (lzw_search_covers), without dynamic masking.
 
 static int lzw_search_covers_params (void);
 static int lzw_search_covers_params (void)
@@ -97,7 +98,7 @@ static int lzw_search_covers_params (void)
 	if ((p != &lzParams) || (p->inferScores) || (p->capsule != NULL)
 	 || (p->targetIsQuantum) || (p->anchorsFile != NULL)
 	 || (p->hspImmediate) || (p->searchLimit != 0)
-	 || (p->dynamicMasking != 0) || (p->wordCountKeep != 0))
+	 || ((p->dynamicMasking != 0) && (p->selfCompare)) || (p->wordCountKeep != 0))
 		return false;
 	if ((seed_search_dbgDumpRawHits) || (seed_search_dbgShowRawHits)
 	 || (seed_search_dbgShowHits)    || (seed_search_dbgShowCoverage))
@@ -187,7 +188,8 @@ static void lzw_search_warm_up (seq* target)
 // lzw_search_skips_table--
 //	Called by main where it would build the target's position table:  true
 //	where only the seed search reads that table and warpalign searches this
-//	target (lzw_search_warm_up), so main leaves it unbuilt.  A strand that
+//	target (lzw_search_warm_up), so main leaves it unbuilt (not with dynamic
+//	masking, which masks that table as it masks warpalign's).  A strand that
 //	warpalign's search does not cover gets it from lzw_search_table.
 
 static int lzwTableSkipped = false;
@@ -198,7 +200,7 @@ static int lzw_search_skips_table (seq* target)
 
 	if ((target == NULL) || (target->len == 0) || (!warpalign_search_takes (target->len))
 	 || (!lzw_search_covers_params ()) || (!p->doSeedSearch) || (p->writeCapsule)
-	 || (p->showPosTable != spt_dont) || (p->reportCensus))
+	 || (p->showPosTable != spt_dont) || (p->reportCensus) || (p->dynamicMasking != 0))
 		return false;
 	lzwTableSkipped = true;
 	return true;
@@ -227,6 +229,32 @@ static postable* lzw_search_table (seq* target, postable* targPositions)
 	return built;
 	}
 
+// lzw_search_mask--
+//	Called by remove_interval_seeds for each interval the census masks
+//	(dynamic masking, --masking;  origin-1, inclusive):  warpalign's search
+//	masks it too, before its next strand (lzw_search_strand hands the
+//	intervals on).  An interval masked while warpalign's search of the target
+//	does not exist would be missing from the one made later:  upstream's
+//	search takes the rest of the run then.
+
+static u32*   lzwMasks        = NULL;	// (pending intervals, two values each)
+static size_t lzwMasksLen     = 0;
+static size_t lzwMasksSize    = 0;
+static int    lzwMaskedUnseen = false;	// (an interval warpalign's search missed)
+
+static void lzw_search_mask (unspos b, unspos e)
+	{
+	if (lzwSearch == NULL)
+		{ lzwMaskedUnseen = true;  return; }
+	if (lzwMasksLen + 2 > lzwMasksSize)
+		{
+		lzwMasksSize = (lzwMasksSize == 0)? 256 : 2*lzwMasksSize;
+		lzwMasks = (u32*) realloc_or_die ("lzw_search_mask", lzwMasks, lzwMasksSize * sizeof(u32));
+		}
+	lzwMasks[lzwMasksLen++] = b;
+	lzwMasks[lzwMasksLen++] = e;
+	}
+
 static int lzw_search_strand (seq* target, seq* query, hitprocessor hitProc, void* hitProcInfo)
 	{
 	hitprocsimple*            info = (hitprocsimple*) hitProcInfo;
@@ -239,15 +267,18 @@ static int lzw_search_strand (seq* target, seq* query, hitprocessor hitProc, voi
 
 	if (!reporting)
 		{ atexit (lzw_search_report);  reporting = true; }
-	if ((info == NULL) || (!lzw_search_covers (target, query, hitProc, info)))
+	if ((info == NULL) || (lzwMaskedUnseen) || (!lzw_search_covers (target, query, hitProc, info)))
 		{ lzwUpstreamStrands++;  return false; }
 	hp = &info->hp;
 
 	// the target's search is made once (LASTZ has one target per run;  a
-	// target whose bytes moved gets a new one)
+	// target whose bytes moved gets a new one, unless they were masked:  a
+	// search made from masked bytes would miss upstream's table)
 
 	if ((lzwSearch == NULL) || (lzwSearchV != target->v) || (lzwSearchLen != target->len))
 		{
+		if ((lzwSearch != NULL) && (currParams->dynamicMasking != 0))
+			{ lzwMaskedUnseen = true;  lzwUpstreamStrands++;  return false; }
 		warpalign_search_target_destroy (lzwSearch);
 		lzwSearch = NULL;
 
@@ -281,6 +312,15 @@ static int lzw_search_strand (seq* target, seq* query, hitprocessor hitProc, voi
 			suicidef ("%s (status %d)", warpalign_last_error (), (int) status);
 		lzwSearchV   = target->v;
 		lzwSearchLen = target->len;
+		}
+
+	// the intervals dynamic masking masked since the last strand
+	if (lzwMasksLen > 0)
+		{
+		status = warpalign_search_target_mask (lzwSearch, lzwMasks, lzwMasksLen / 2);
+		if (status != WARPALIGN_STATUS_OK)
+			suicidef ("%s (status %d)", warpalign_last_error (), (int) status);
+		lzwMasksLen = 0;
 		}
 
 	// --self:  the query is the target, on its own strand or the other
