@@ -297,7 +297,9 @@ impl<'a> SearchEngine<'a> {
             return Ok(());
         }
         self.index();
-        self.gpu = None;
+        if let Some(t) = self.gpu.take() {
+            crate::gpu::gate::dispose(t);
+        }
         let mut removed = vec![0u64; len as usize / 64 + 1];
         for &(b, e) in intervals {
             let (lo, hi) = masked_windows(b, e, len, seed_len);
