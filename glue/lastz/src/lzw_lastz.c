@@ -98,7 +98,7 @@ static int lzw_search_covers_params (void)
 	if ((p != &lzParams) || (p->inferScores) || (p->capsule != NULL)
 	 || (p->targetIsQuantum) || (p->anchorsFile != NULL)
 	 || (p->hspImmediate) || (p->searchLimit != 0)
-	 || ((p->dynamicMasking != 0) && (p->selfCompare)) || (p->wordCountKeep != 0))
+	 || ((p->dynamicMasking != 0) && (p->selfCompare)))
 		return false;
 	if ((seed_search_dbgDumpRawHits) || (seed_search_dbgShowRawHits)
 	 || (seed_search_dbgShowHits)    || (seed_search_dbgShowCoverage))
@@ -176,9 +176,11 @@ static int lzw_search_covers (seq* target, seq* query, hitprocessor hitProc, hit
 
 static void lzw_search_warm_up (seq* target)
 	{
-	// (--self searches on CPU threads:  no GPU to start)
+	// (--self searches on CPU threads:  no GPU to start;  --maxwordcount=<n>%'s
+	// limit is known once main has built its own table)
 	if ((target == NULL) || (target->len == 0) || (!warpalign_search_takes (target->len))
-	 || (!lzw_search_covers_params ()) || (currParams->selfCompare))
+	 || (!lzw_search_covers_params ()) || (currParams->selfCompare)
+	 || (currParams->wordCountKeep > 0))
 		return;
 	(void) warpalign_search_warm_up (currParams->hitSeed->pattern, currParams->step,
 	                                 currParams->wordCountLimit, currParams->maxWordCountChasm,
@@ -189,7 +191,8 @@ static void lzw_search_warm_up (seq* target)
 //	Called by main where it would build the target's position table:  true
 //	where only the seed search reads that table and warpalign searches this
 //	target (lzw_search_warm_up), so main leaves it unbuilt (not with dynamic
-//	masking, which masks that table as it masks warpalign's).  A strand that
+//	masking, which masks that table as it masks warpalign's, nor with
+//	--maxwordcount=<n>%, whose limit main finds in it and the search takes).  A strand that
 //	warpalign's search does not cover gets it from lzw_search_table.
 
 static int lzwTableSkipped = false;
@@ -200,7 +203,8 @@ static int lzw_search_skips_table (seq* target)
 
 	if ((target == NULL) || (target->len == 0) || (!warpalign_search_takes (target->len))
 	 || (!lzw_search_covers_params ()) || (!p->doSeedSearch) || (p->writeCapsule)
-	 || (p->showPosTable != spt_dont) || (p->reportCensus) || (p->dynamicMasking != 0))
+	 || (p->showPosTable != spt_dont) || (p->reportCensus) || (p->dynamicMasking != 0)
+	 || (p->wordCountKeep > 0))
 		return false;
 	lzwTableSkipped = true;
 	return true;
