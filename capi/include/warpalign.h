@@ -976,6 +976,18 @@ enum warpalign_status warpalign_search_target_mask(struct warpalign_search_targe
                                                    size_t n);
 
 /**
+ * LASTZ's `--self` on a partitioned (`[multiple]`) target: `n` partitions, `seps` holding each one's
+ * `sepBefore` and `sepAfter` (the positions of the NULs before and after it in the target's bytes, as LASTZ's
+ * `seqpartition` has them), in order. warpalign_search_self_strand's reverse-complement strand (each
+ * partition reverse-complemented in place, as `rev_comp_sequence` does) then compares a hit's partitions
+ * first, as `seed_hit_below_diagonal` does. A NULL pointer (with `n` > 0), or partitions out of order or
+ * outside the target, are WARPALIGN_STATUS_INVALID_ARGUMENT, and nothing changes.
+ */
+enum warpalign_status warpalign_search_target_partitions(struct warpalign_search_target *search,
+                                                         const uint32_t *seps,
+                                                         size_t n);
+
+/**
  * LASTZ's `--self`: as warpalign_search_strand, for a query strand that is the target itself (`opposite`
  * 0) or its reverse complement (`opposite` nonzero), the target being one sequence. Seed hits on or below
  * the main diagonal are skipped, as LASTZ skips them, and on the target's own strand those more than the

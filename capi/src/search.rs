@@ -123,6 +123,7 @@ fn options_of(o: &WarpalignSearchOptions) -> warpalign::Result<(SearchOptions, S
         },
         self_compare: if o.self_compare != 0 { SelfCompare::SameStrand } else { SelfCompare::No },
         band_width: o.band_width,
+        partitions: Vec::new(),
     };
     let mut sub = Box::new([[0i32; 256]; 256]);
     // SAFETY: 256 x 256 readable scores (the caller's contract).
@@ -233,6 +234,27 @@ pub extern "C" fn warpalign_search_target_mask(search: *mut WarpalignSearchTarge
         let flat = unsafe { std::slice::from_raw_parts(intervals, pairs) };
         let v: Vec<(u32, u32)> = flat.chunks_exact(2).map(|p| (p[0], p[1])).collect();
         s.search.mask(&v)
+    })
+}
+
+/// LASTZ's `--self` on a partitioned (`[multiple]`) target: `n` partitions, `seps` holding each one's
+/// `sepBefore` and `sepAfter` (the positions of the NULs before and after it in the target's bytes, as LASTZ's
+/// `seqpartition` has them), in order. warpalign_search_self_strand's reverse-complement strand (each
+/// partition reverse-complemented in place, as `rev_comp_sequence` does) then compares a hit's partitions
+/// first, as `seed_hit_below_diagonal` does. A NULL pointer (with `n` > 0), or partitions out of order or
+/// outside the target, are WARPALIGN_STATUS_INVALID_ARGUMENT, and nothing changes.
+#[no_mangle]
+pub extern "C" fn warpalign_search_target_partitions(search: *mut WarpalignSearchTarget, seps: *const u32, n: usize) -> WarpalignStatus {
+    guard("warpalign_search_target_partitions", || {
+        // SAFETY: a live search or NULL, not used by another thread meanwhile (the caller's contract).
+        let s = unsafe { search.as_mut() }.ok_or_else(|| Error::InvalidArgument("null search".into()))?;
+        if n > 0 && seps.is_null() {
+            return Err(Error::InvalidArgument("null seps".into()));
+        }
+        let pairs = n.checked_mul(2).ok_or_else(|| Error::InvalidArgument(format!("{n} partitions")))?;
+        // SAFETY: 2 * n readable u32s at seps (the caller's contract), none read when n is 0.
+        let flat = if n == 0 { &[][..] } else { unsafe { std::slice::from_raw_parts(seps, pairs) } };
+        s.search.set_partitions(flat.chunks_exact(2).map(|p| (p[0], p[1])).collect())
     })
 }
 

@@ -77,6 +77,7 @@ static uint32_t search
 	{
 	u8*				targetCopy;
 	u32				m;
+	partition*		parts;
 	seq				seq1, seq2;
 	seed*			hitSeed;
 	postable*		pt;
@@ -95,6 +96,24 @@ static uint32_t search
 	memcpy (targetCopy, target, tlen + 1);
 	seq1.v = targetCopy;  seq1.len = seq1.size = tlen;  seq1.revCompFlags = rcf_forward;
 	seq1.fileType = seq2.fileType = seq_type_fasta;
+
+	// a [multiple] target's partitions, as load_sequence leaves them (entry len: the final separator)
+	parts = NULL;
+	if (options->n_partitions > 0)
+		{
+		parts = zalloc_or_die ("warpalign oracle partitions", (options->n_partitions + 1) * sizeof(partition));
+		for (k=0 ; k<options->n_partitions ; k++)
+			{
+			parts[k].sepBefore = options->partitions[2*k];
+			parts[k].sepAfter  = options->partitions[2*k+1];
+			}
+		parts[options->n_partitions].sepBefore = tlen;
+		seq1.partition.p     = parts;
+		seq1.partition.len   = options->n_partitions;
+		seq1.partition.size  = options->n_partitions + 1;
+		seq1.partition.state = seqpart_ready;
+		seq2.partition       = seq1.partition;
+		}
 
 	pattern = copy_string ((char*) options->seed);
 	parse_seeds_string (pattern, &hitSeed, 28);
@@ -145,6 +164,7 @@ static uint32_t search
 
 	free_position_table (pt);
 	free (targetCopy);
+	free (parts);
 	free_score_set ("warpalign oracle masked scoring", scoring);
 	free_seeds (hitSeed);
 	free_if_valid ("warpalign oracle seed", pattern);

@@ -37,6 +37,11 @@ typedef struct warpalign_oracle_lastz_search_options {
 	int32_t     self_compare;      /* --self: 0 no, 1 every query is the target itself (sameStrand), 2 every
 	                                * query is the target's reverse complement (unpartitioned) */
 	uint32_t    band_width;        /* --band (0: none) */
+	const uint32_t* partitions;    /* a [multiple] target: n_partitions (sepBefore, sepAfter) pairs, the
+	                                * positions of the NULs around each sequence (the first at 0, the last
+	                                * at tlen); every query gets the same partitions (--self: the target, or
+	                                * its reverse complement taken partition by partition). NULL/0: none */
+	uint32_t    n_partitions;
 } warpalign_oracle_lastz_search_options;
 
 /* Builds the position table of target[0..tlen) once and searches each query strand against it in turn,

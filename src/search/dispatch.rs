@@ -210,6 +210,11 @@ impl TargetSearch {
         self.search.mask(intervals).map_err(Error::InvalidArgument)
     }
 
+    /// `--self` on a partitioned target: its partitions ([`SearchEngine::set_partitions`]).
+    pub fn set_partitions(&mut self, partitions: Vec<(u32, u32)>) -> Result<()> {
+        self.search.set_partitions(partitions).map_err(Error::InvalidArgument)
+    }
+
     /// `--self`: as [`TargetSearch::search_strand`] for a query strand that is the target itself or its reverse
     /// complement (`strand`).
     pub fn search_self_strand(&self, query: &[u8], strand: SelfCompare) -> Result<Vec<Hsp>> {

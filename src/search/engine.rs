@@ -329,6 +329,22 @@ impl<'a> SearchEngine<'a> {
         Ok(())
     }
 
+    /// `--self` on a partitioned (`[multiple]`) target: its partitions' `(sepBefore, sepAfter)` for the
+    /// reverse-complement strand's comparisons ([`SearchOptions::partitions`]). Refused unless each lies in
+    /// the target, after the one before it, with at least one base.
+    pub fn set_partitions(&mut self, partitions: Vec<(u32, u32)>) -> Result<(), String> {
+        let len = self.target.len() as u32;
+        let mut prev_after = 0;
+        for (k, &(before, after)) in partitions.iter().enumerate() {
+            if (k > 0 && before < prev_after) || after <= before + 1 || after > len {
+                return Err(format!("partition {k} ({before}, {after}) out of order or outside the target's {len} bytes"));
+            }
+            prev_after = after;
+        }
+        self.options.partitions = partitions;
+        Ok(())
+    }
+
     /// The same engine (its index, and its table on the GPU) under another configuration.
     pub fn set_config(&mut self, config: SearchConfig) {
         self.config = SearchConfig { threads: config.threads.max(1), ..config };

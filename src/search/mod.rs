@@ -64,6 +64,11 @@ pub struct SearchOptions {
     /// `--band=<width>` (0: none): with `--self` on the target's own strand, hits more than this many
     /// diagonals above the main one are skipped.
     pub band_width: u32,
+    /// `--self` on a partitioned (`[multiple]`) target: each partition's `(sepBefore, sepAfter)`, the positions
+    /// of the separating NULs around it, in order. The reverse-complement strand (each partition reversed in
+    /// place, as `rev_comp_sequence` does) then compares a hit's partitions first (`seed_hit_below_diagonal`'s
+    /// partitioned case). Empty: a target of one sequence.
+    pub partitions: Vec<(u32, u32)>,
 }
 
 /// `--self` (`selfCompare`, `sameStrand`): which strand of the target the query strand is. Seed hits on or
@@ -126,6 +131,7 @@ impl SearchOptions {
             extension: Extension::XDrop,
             self_compare: SelfCompare::No,
             band_width: 0,
+            partitions: Vec::new(),
         }
     }
 }

@@ -5,7 +5,10 @@
 //! each random family as the twin's tests), `WARPALIGN_SEARCH_SEED`.
 
 use crate::common::{env_u64, failing_cases, pick, Rng};
-use crate::oracle::{collision_pair, compare, oracle_masked, random_options, random_other_extension, random_pair, rev_comp, self_options, self_target, twin};
+use crate::oracle::{
+    collision_pair, compare, oracle_masked, partitioned_self_target, random_options, random_other_extension, random_pair, rev_comp,
+    rev_comp_partitions, self_options, self_target, twin,
+};
 use crate::real::{for_each_genome_pair, genome_option_sets};
 use warpalign::search::twin::pos_table::PosTable;
 use warpalign::search::twin::scoring::ScoreMatrix;
@@ -208,6 +211,46 @@ fn self_engine_vs_twin() {
         None
     });
     assert!(bad.is_empty(), "{} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
+}
+
+/// `--self` on a `[multiple]` target: the engine on the CPU against the twin, both strands.
+#[test]
+fn self_partitioned_engine_vs_twin() {
+    let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 8;
+    let seed = env_u64("WARPALIGN_SEARCH_SEED", 23) + 15;
+    let scoring = ScoreMatrix::masked_hoxd70();
+    let engine = Engine::cpu();
+    let bad = failing_cases(n, |i| {
+        let mut rng = Rng::for_case(seed, i);
+        let (t, parts) = partitioned_self_target(&mut rng);
+        let rc = rev_comp_partitions(&t, &parts);
+        let configs = random_configs(&mut rng);
+        for (strand, q) in [(SelfCompare::SameStrand, &t), (SelfCompare::OppositeStrand, &rc)] {
+            let (pattern, mut o) = self_options(&mut rng, t.len(), strand);
+            o.partitions = parts.clone();
+            let tw = twin(&t, &[q], &o, &scoring);
+            for (config, en) in configs.iter().zip(engine_runs(&engine, &t, &[q], &o, &scoring, &configs, false)) {
+                if let Some(why) = compare(&en[0], &tw[0]) {
+                    return Some(format!("case {i} (seed {seed}; target {} bp, seed {pattern}, {o:?}, {config:?}): engine vs twin: {why}", t.len()));
+                }
+            }
+        }
+        None
+    });
+    assert!(bad.is_empty(), "{} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
+}
+
+#[test]
+fn partitions_out_of_order_are_refused() {
+    let t = acgt(&[0, 1, 2, 3].repeat(100));
+    let o = SearchOptions::lastz_default();
+    let scoring = ScoreMatrix::masked_hoxd70();
+    let engine = Engine::cpu();
+    let mut e = SearchEngine::new(&engine, &t, SeedIndex::for_options(&t, &o), &o, &scoring, SearchConfig::with_threads(1));
+    for bad in [vec![(0, 1)], vec![(0, 200), (150, 300)], vec![(0, 401)], vec![(5, 3)]] {
+        assert!(e.set_partitions(bad.clone()).is_err(), "{bad:?}");
+    }
+    e.set_partitions(vec![(0, 200), (200, 400)]).unwrap();
 }
 
 #[test]

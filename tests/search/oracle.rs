@@ -24,6 +24,7 @@ pub fn oracle_masked(target: &[u8], queries: &[&[u8]], pattern: &str, o: &Search
     let target = with_nul(target);
     let target = &target[..target.len() - 1];
     let queries: Vec<Vec<u8>> = queries.iter().map(|q| with_nul(q)).collect();
+    let parts: Vec<u32> = o.partitions.iter().flat_map(|&(b, a)| [b, a]).collect();
     let opts = lz::warpalign_oracle_lastz_search_options {
         seed: seed.as_ptr(),
         with_trans: o.with_trans as i32,
@@ -49,6 +50,8 @@ pub fn oracle_masked(target: &[u8], queries: &[&[u8]], pattern: &str, o: &Search
             SelfCompare::OppositeStrand => 2,
         },
         band_width: o.band_width,
+        partitions: parts.as_ptr(),
+        n_partitions: o.partitions.len() as u32,
     };
     let ptrs: Vec<*const u8> = queries.iter().map(|q| q.as_ptr()).collect();
     let lens: Vec<u32> = queries.iter().map(|q| q.len() as u32 - 1).collect();
@@ -146,6 +149,7 @@ pub fn options(
         extension: Extension::XDrop,
         self_compare: SelfCompare::No,
         band_width: 0,
+        partitions: Vec::new(),
     };
     (pattern.to_string(), o)
 }
@@ -505,5 +509,60 @@ fn self_twin_vs_oracle() {
         None
     });
     eprintln!("{n} targets under --self (both strands), {} HSPs compared", hsps.into_inner());
+    assert!(bad.is_empty(), "{} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
+}
+
+/// A `[multiple]` target as LASTZ loads it for `--self`: 2 to 6 sequences cut from a [`self_target`] (so that
+/// they share repeats, in both orientations), a NUL before each and after the last (`v[len]`), and each
+/// partition's `(sepBefore, sepAfter)`.
+pub fn partitioned_self_target(rng: &mut Rng) -> (Vec<u8>, Vec<(u32, u32)>) {
+    let whole = self_target(rng);
+    let n = rng.range(2, 6) as usize;
+    let mut cuts: Vec<usize> = (0..n - 1).map(|_| rng.below(whole.len() as u64) as usize).collect();
+    cuts.extend([0, whole.len()]);
+    cuts.sort_unstable();
+    let (mut t, mut parts) = (Vec::new(), Vec::new());
+    for w in cuts.windows(2).filter(|w| w[1] > w[0]) {
+        t.push(0);
+        let before = t.len() as u32 - 1;
+        t.extend_from_slice(&whole[w[0]..w[1]]);
+        parts.push((before, t.len() as u32));
+    }
+    (t, parts)
+}
+
+/// The reverse complement LASTZ's `rev_comp_sequence` makes of a partitioned strand: each partition in place.
+pub fn rev_comp_partitions(t: &[u8], parts: &[(u32, u32)]) -> Vec<u8> {
+    let mut rc = t.to_vec();
+    for &(before, after) in parts {
+        let (b, a) = (before as usize + 1, after as usize);
+        rc[b..a].copy_from_slice(&rev_comp(&t[b..a]));
+    }
+    rc
+}
+
+/// `--self` on a `[multiple]` target: both strands, the reverse one compared by partitions first, twin vs oracle.
+#[test]
+fn self_partitioned_twin_vs_oracle() {
+    let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 4;
+    let seed = env_u64("WARPALIGN_SEARCH_SEED", 23) + 5;
+    let scoring = ScoreMatrix::masked_hoxd70();
+    let hsps = std::sync::atomic::AtomicU64::new(0);
+    let bad = failing_cases(n, |i| {
+        let mut rng = Rng::for_case(seed, i);
+        let (t, parts) = partitioned_self_target(&mut rng);
+        let rc = rev_comp_partitions(&t, &parts);
+        for (strand, q) in [(SelfCompare::SameStrand, &t), (SelfCompare::OppositeStrand, &rc)] {
+            let (pattern, mut o) = self_options(&mut rng, t.len(), strand);
+            o.partitions = parts.clone();
+            let (tw, or) = (twin(&t, &[q], &o, &scoring), oracle(&t, &[q], &pattern, &o));
+            hsps.fetch_add(or[0].len() as u64, std::sync::atomic::Ordering::Relaxed);
+            if let Some(why) = compare(&tw[0], &or[0]) {
+                return Some(format!("case {i} (seed {seed}; target {} bp, {} partitions, seed {pattern}, {o:?}): {why}", t.len(), parts.len()));
+            }
+        }
+        None
+    });
+    eprintln!("{n} partitioned targets under --self (both strands), {} HSPs compared", hsps.into_inner());
     assert!(bad.is_empty(), "{} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
 }

@@ -125,6 +125,27 @@ static int lzw_search_covers_params (void)
 	return true;
 	}
 
+// lzw_same_partitions--
+//	Whether two sequences are partitioned alike (or both not at all), as far
+//	as seed_hit_below_diagonal reads them (lookup_partition's separators).
+
+static int lzw_same_partitions (seq* a, seq* b)
+	{
+	seqpartition* pa = &a->partition;
+	seqpartition* pb = &b->partition;
+	u32           ix;
+
+	if ((pa->p == NULL) && (pb->p == NULL)) return true;
+	if ((pa->p == NULL) || (pb->p == NULL) || (pa->len == 0) || (pa->len != pb->len))
+		return false;
+	for (ix=0 ; ix<pa->len ; ix++)
+		{
+		if ((pa->p[ix].sepBefore != pb->p[ix].sepBefore) || (pa->p[ix].sepAfter != pb->p[ix].sepAfter))
+			return false;
+		}
+	return (pa->p[pa->len].sepBefore == pb->p[pb->len].sepBefore);
+	}
+
 // lzw_search_covers--
 //	Whether this strand's search is one warpalign's reproduces:  the run's
 //	parameters (lzw_search_covers_params), process_for_simple_hit with the
@@ -138,11 +159,13 @@ static int lzw_search_covers (seq* target, seq* query, hitprocessor hitProc, hit
 	if (!lzw_search_covers_params ()) return false;
 	if ((query->fileType == seq_type_qdna) || (query->choresFile != NULL))
 		return false;
-	// --self:  seed_hit_below_diagonal reads partitions on the opposite strand
+	// --self:  on the opposite strand seed_hit_below_diagonal compares the
+	// partitions of a [multiple] target, which warpalign's search takes when it
+	// is made (lzw_search_strand);  the query, the target's clone, has the same
 	// (on the target's own strand it compares positions alone)
 	if ((currParams->selfCompare)
 	 && (query->revCompFlags != target->revCompFlags)
-	 && ((target->partition.p != NULL) || (query->partition.p != NULL)))
+	 && (!lzw_same_partitions (target, query)))
 		return false;
 
 	if (((hitProc != process_for_simple_hit)
@@ -314,6 +337,18 @@ static int lzw_search_strand (seq* target, seq* query, hitprocessor hitProc, voi
 		status = warpalign_search_target_create (&o, target->v, target->len, &lzwSearch);
 		if (status != WARPALIGN_STATUS_OK)
 			suicidef ("%s (status %d)", warpalign_last_error (), (int) status);
+		// --self on a [multiple] target:  its partitions, for the opposite strand
+		if ((currParams->selfCompare) && (target->partition.p != NULL))
+			{
+			seqpartition* sp   = &target->partition;
+			u32*          seps = (u32*) malloc_or_die ("lzw_search_strand", 2 * sp->len * sizeof(u32));
+			for (ix=0 ; ix<sp->len ; ix++)
+				{ seps[2*ix] = sp->p[ix].sepBefore;  seps[2*ix+1] = sp->p[ix].sepAfter; }
+			status = warpalign_search_target_partitions (lzwSearch, seps, sp->len);
+			free_if_valid ("lzw_search_strand", seps);
+			if (status != WARPALIGN_STATUS_OK)
+				suicidef ("%s (status %d)", warpalign_last_error (), (int) status);
+			}
 		lzwSearchV   = target->v;
 		lzwSearchLen = target->len;
 		}

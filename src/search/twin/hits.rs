@@ -126,19 +126,30 @@ pub struct Extended {
 
 impl HitProcessor<'_> {
     /// Whether `find_table_matches` skips the hit ending at `(pos1, pos2)` before the hit processor sees it:
-    /// with `--self`, a hit on or below the main diagonal (`seed_hit_below_diagonal`, the query unpartitioned),
-    /// and on the target's own strand one more than `--band` diagonals above it.
+    /// with `--self`, a hit on or below the main diagonal (`seed_hit_below_diagonal`; on the reverse strand of a
+    /// partitioned target by partition, then within one), and on the target's own strand one more than `--band`
+    /// diagonals above it.
     pub fn skipped(&self, pos1: u32, pos2: u32) -> bool {
         match self.options.self_compare {
             SelfCompare::No => false,
             SelfCompare::SameStrand => pos1 >= pos2 || (self.options.band_width > 0 && pos2 - pos1 > self.options.band_width),
             SelfCompare::OppositeStrand => {
-                // both moved to the hit's start, the query's counted from the other end of its strand (unspos
-                // arithmetic, as upstream's)
+                // both moved to the hit's start, the query's counted from the other end of its strand, or of
+                // its partition where both ends lie in one (unspos arithmetic, as upstream's)
                 let length = self.options.seed.length;
                 let (p1, p2) = (pos1.wrapping_sub(length), pos2.wrapping_sub(length));
-                let p2 = (self.query.len() as u32).wrapping_sub(1).wrapping_sub(p2);
-                p1 >= p2
+                let parts = &self.options.partitions;
+                if parts.is_empty() {
+                    return p1 >= (self.query.len() as u32).wrapping_sub(1).wrapping_sub(p2);
+                }
+                // lookup_partition: the partition whose separators enclose the position
+                let lookup = |p: u32| parts.partition_point(|&(before, _)| before < p).wrapping_sub(1);
+                let (ix1, ix2) = (lookup(p1), lookup(p2));
+                if ix1 != ix2 {
+                    return ix1 >= ix2;
+                }
+                let (before, after) = parts[ix2];
+                p1 >= before.wrapping_add(after).wrapping_sub(p2)
             }
         }
     }
