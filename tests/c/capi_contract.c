@@ -200,6 +200,22 @@ static void search(void)
 	for (size_t i = 0; i < n; ++i)
 		if (h[i].pos1 >= h[i].pos2) fail("self search kept a hit on or below the main diagonal");
 	warpalign_search_hsps_free(h);
+	/* LASTZ's dynamic masking and a [multiple] target's partitions: NULLs and what lies outside the target
+	 * refused; the whole target masked leaves no HSP */
+	{
+		uint32_t from0[2] = { 0, 5 }, past[2] = { 990, 1001 }, all[2] = { 1, 1000 }, parts[4] = { 0, 600, 500, 1000 };
+		refused(warpalign_search_target_mask(NULL, all, 1), "mask NULL target", "null search");
+		refused(warpalign_search_target_mask(t, NULL, 1), "mask NULL intervals", "null intervals");
+		refused(warpalign_search_target_mask(t, from0, 1), "mask an interval from 0", "outside the target");
+		refused(warpalign_search_target_mask(t, past, 1), "mask an interval past the end", "outside the target");
+		refused(warpalign_search_target_partitions(NULL, parts, 2), "partitions NULL target", "null search");
+		refused(warpalign_search_target_partitions(t, NULL, 2), "partitions NULL", "null seps");
+		refused(warpalign_search_target_partitions(t, parts, 2), "partitions overlapping", "out of order");
+		succeeded(warpalign_search_target_mask(t, all, 1), "mask the whole target");
+		succeeded(warpalign_search_strand(t, yb, 1000, &h, &n), "search the masked target");
+		if (n != 0) fail("HSPs found in a target masked whole");
+		warpalign_search_hsps_free(h);
+	}
 	warpalign_search_target_destroy(t);
 }
 
