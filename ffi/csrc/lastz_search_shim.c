@@ -14,6 +14,7 @@
 #include "sequences.h"
 #include "seeds.h"
 #include "pos_table.h"
+#include "segment.h"
 #include "seed_search.h"
 #include "lastz_search_shim.h"
 
@@ -23,9 +24,11 @@ _Static_assert (sizeof(unspos) == sizeof(uint32_t), "the oracle expects LASTZ's 
 typedef struct collected {
 	warpalign_oracle_lastz_hsp* v;
 	u32 len, size;
+	segtable* anchors;	// (an adaptive threshold's table, else NULL)
 } collected;
 
-// the reporter: collect_hsps' add_segment, without lastz.c's globals (mirroring is for --self only)
+// the reporter: collect_hsps' add_segment, without lastz.c's globals (mirroring is for --self only);  the
+// HSPs are recorded as they come, and with an adaptive threshold also added to its table
 static u32 collect (void* info, unspos pos1, unspos pos2, unspos length, score s)
 	{
 	collected* c = (collected*) info;
@@ -38,6 +41,14 @@ static u32 collect (void* info, unspos pos1, unspos pos2, unspos length, score s
 	c->v[c->len].pos2   = pos2 - length;
 	c->v[c->len].length = length;
 	c->v[c->len].score  = s;
+	c->v[c->len].anchors_before   = 0;
+	c->v[c->len].low_score_before = 0;
+	if (c->anchors != NULL)
+		{
+		c->v[c->len].anchors_before   = c->anchors->len;
+		c->v[c->len].low_score_before = c->anchors->lowScore;
+		c->anchors = add_segment (c->anchors, pos1 - length, pos2 - length, length, s, /*id*/ 0, /*hspId*/ 0);
+		}
 	c->len++;
 	return length;
 	}
@@ -83,7 +94,7 @@ static uint32_t search
 	postable*		pt;
 	scoreset*		scoring;
 	hitprocsimple	info;
-	collected		c = { NULL, 0, 0 };
+	collected		c = { NULL, 0, 0, NULL };
 	char*			pattern;
 	u32				k, before;
 
@@ -140,6 +151,16 @@ static uint32_t search
 	info.hp.hspThreshold.s   = options->hsp_threshold;
 	info.hp.hspZeroThreshold = (options->hsp_threshold > 0)? options->hsp_threshold : 0;
 	info.hp.anchors          = NULL;
+	if (options->hsp_threshold_top > 0)
+		{
+		// resolve_score_thresh's 'C', and lastz.c's anchors limited to its coverage
+		info.hp.hspThreshold.t   = 'C';
+		info.hp.hspThreshold.s   = 0;
+		info.hp.hspThreshold.c   = options->hsp_threshold_top;
+		info.hp.hspZeroThreshold = 0;
+		c.anchors                = new_segment_table (/*numDefaultAnchors*/ 4000, options->hsp_threshold_top);
+		info.hp.anchors          = &c.anchors;
+		}
 	info.hp.entropicHsp      = options->entropic;
 	info.hp.reportEntropy    = false;
 
@@ -163,6 +184,7 @@ static uint32_t search
 		}
 
 	free_position_table (pt);
+	if (c.anchors != NULL) free_segment_table (c.anchors);
 	free (targetCopy);
 	free (parts);
 	free_score_set ("warpalign oracle masked scoring", scoring);

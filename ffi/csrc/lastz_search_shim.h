@@ -11,6 +11,10 @@
 typedef struct warpalign_oracle_lastz_hsp {
 	uint32_t  pos1, pos2, length;
 	int32_t   score;
+	/* with an adaptive threshold (hsp_threshold_top): the anchors' len and lowScore when the HSP was
+	 * reported, which the entropy adjustment read (0 otherwise) */
+	uint32_t  anchors_before;
+	int32_t   low_score_before;
 } warpalign_oracle_lastz_hsp;
 
 /* The options of the search, as LASTZ's parse_options leaves them. */
@@ -21,6 +25,9 @@ typedef struct warpalign_oracle_lastz_search_options {
 	uint32_t    step;          /* --step */
 	int32_t     x_drop;        /* --xdrop */
 	int32_t     hsp_threshold; /* --hspthresh (a fixed score) */
+	uint32_t    hsp_threshold_top; /* --hspthresh=top<n> (nonzero: an adaptive threshold, hsp_threshold unread):
+	                                * the HSPs go to one segment table limited to n bases of coverage, kept
+	                                * across the queries, as lastz.c's collect_hsps adds them to its anchors */
 	int32_t     entropic;      /* --entropy (1) / --noentropy (0) */
 	uint32_t    word_count_limit;  /* --maxwordcount=<limit>[,<chasm>]: limit_position_table's limit (0: the
 	                                * table is not limited) and chasm */

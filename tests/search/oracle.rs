@@ -6,7 +6,7 @@
 use crate::common::{env_u64, failing_cases, pick, Rng};
 use std::ffi::CString;
 use warpalign::search::twin::pos_table::PosTable;
-use warpalign::search::twin::scoring::ScoreMatrix;
+use warpalign::search::twin::scoring::{entropy, ScoreMatrix};
 use warpalign::search::{self, Extension, HitFilter, Hsp, SearchOptions, Seed, SelfCompare};
 use warpalign_ffi::lastz as lz;
 
@@ -18,6 +18,25 @@ pub fn oracle(target: &[u8], queries: &[&[u8]], pattern: &str, o: &SearchOptions
 /// As [`oracle`], with LASTZ's dynamic masking after strand k of the census intervals `masks[k]` (1-based,
 /// inclusive; none where `masks` is shorter).
 pub fn oracle_masked(target: &[u8], queries: &[&[u8]], pattern: &str, o: &SearchOptions, masks: &[Vec<(u32, u32)>]) -> Vec<Vec<Hsp>> {
+    run_oracle(target, queries, pattern, o, masks, 0).into_iter().map(|q| q.into_iter().map(|(h, _)| h).collect()).collect()
+}
+
+/// As [`oracle`] with an adaptive threshold, `--hspthresh=top<top>` (`o.hsp_threshold` unread): the HSPs of
+/// every strand go to one table of anchors limited to `top` bases, as LASTZ collects a query's two strands.
+/// Each HSP comes with the table's `(len, lowScore)` when it was reported, which its entropy adjustment read.
+pub fn oracle_adaptive(target: &[u8], queries: &[&[u8]], pattern: &str, o: &SearchOptions, top: u32) -> Vec<Vec<(Hsp, (u32, i32))>> {
+    assert!(top > 0);
+    run_oracle(target, queries, pattern, o, &[], top)
+}
+
+fn run_oracle(
+    target: &[u8],
+    queries: &[&[u8]],
+    pattern: &str,
+    o: &SearchOptions,
+    masks: &[Vec<(u32, u32)>],
+    top: u32,
+) -> Vec<Vec<(Hsp, (u32, i32))>> {
     let seed = CString::new(pattern).unwrap();
     // as LASTZ holds them: a NUL after each sequence
     let with_nul = |s: &[u8]| s.iter().copied().chain([0]).collect::<Vec<u8>>();
@@ -31,6 +50,7 @@ pub fn oracle_masked(target: &[u8], queries: &[&[u8]], pattern: &str, o: &Search
         step: o.step,
         x_drop: o.x_drop,
         hsp_threshold: o.hsp_threshold,
+        hsp_threshold_top: top,
         entropic: o.entropic as i32,
         word_count_limit: o.max_word_count,
         word_count_chasm: o.max_word_count_chasm,
@@ -80,7 +100,7 @@ pub fn oracle_masked(target: &[u8], queries: &[&[u8]], pattern: &str, o: &Search
             let hsps = (next..next + n as usize)
                 .map(|i| {
                     let h = unsafe { &*out.add(i) };
-                    Hsp { pos1: h.pos1, pos2: h.pos2, length: h.length, score: h.score }
+                    (Hsp { pos1: h.pos1, pos2: h.pos2, length: h.length, score: h.score }, (h.anchors_before, h.low_score_before))
                 })
                 .collect();
             next += n as usize;
@@ -178,6 +198,8 @@ pub fn random_options(rng: &mut Rng, target_len: usize) -> (String, SearchOption
         pick(rng, &[500, 1500, 2200, 6000])
     };
     let entropic = rng.chance(0.8);
+    // threshold 0 without entropy: every extension an HSP, as the rebuilt LASTZ searches for `top<n>`
+    let (hsp_threshold, entropic) = if rng.chance(0.05) { (0, false) } else { (hsp_threshold, entropic) };
     let (pattern, mut o) = options(&pattern, with_trans, step, x_drop, hsp_threshold, entropic);
     if rng.chance(0.15) {
         // --maxwordcount: limits the repeats' words (the target's repeats have a few copies each)
@@ -322,6 +344,53 @@ fn random_pairs_twin_vs_oracle() {
     assert!(bad.is_empty(), "{} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
 }
 
+
+/// `--hspthresh=top<n>` (x-drop extension): every extension is an HSP, and its score is entropy-adjusted when
+/// it would make the anchors collected so far. The rebuilt LASTZ searches with threshold 0 and no entropy (an
+/// x-drop score is never negative), then adjusts each score as it reports it, reading its own anchors
+/// (`lzw_adaptive_score`). Here the anchors are upstream's in the oracle: the twin's list so adjusted with the
+/// table's state at each HSP must be upstream's list.
+#[test]
+fn adaptive_threshold_twin_vs_oracle() {
+    let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 4;
+    let seed = env_u64("WARPALIGN_SEARCH_SEED", 23) + 5;
+    let scoring = ScoreMatrix::masked_hoxd70();
+    let (hsps, adjusted) = (std::sync::atomic::AtomicU64::new(0), std::sync::atomic::AtomicU64::new(0));
+    let bad = failing_cases(n, |i| {
+        let mut rng = Rng::for_case(seed, i);
+        let (t, q) = if i % 4 == 3 { collision_pair(&mut rng) } else { random_pair(&mut rng) };
+        let (pattern, o) = random_options(&mut rng, t.len());
+        let top = pick(&mut rng, &[1, 30, 500, 5000, 100_000]);
+        let rc = rev_comp(&q);
+        let strands: [&[u8]; 2] = [&q, &rc];
+        let or = oracle_adaptive(&t, &strands, &pattern, &o, top);
+        let raw = twin(&t, &strands, &SearchOptions { hsp_threshold: 0, entropic: false, ..o.clone() }, &scoring);
+        for k in 0..2 {
+            hsps.fetch_add(or[k].len() as u64, std::sync::atomic::Ordering::Relaxed);
+            let replayed: Vec<Hsp> = raw[k]
+                .iter()
+                .zip(&or[k])
+                .map(|(h, &(_, (len, low)))| {
+                    let mut h = *h;
+                    if o.entropic && h.score > 0 && len > 0 && h.score >= low {
+                        let (s1, s2, n) = (h.pos1 as usize, h.pos2 as usize, h.length as usize);
+                        h.score = (h.score as f64 * entropy(&t[s1..s1 + n], &strands[k][s2..s2 + n])) as i32;
+                        adjusted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    h
+                })
+                .chain(raw[k].iter().skip(or[k].len()).copied())
+                .collect();
+            let up: Vec<Hsp> = or[k].iter().map(|&(h, _)| h).collect();
+            if let Some(why) = compare(&replayed, &up) {
+                return Some(format!("case {i} (seed {seed}; target {} bp, query {} bp, seed {pattern}, top{top}, {o:?}): {why}", t.len(), q.len()));
+            }
+        }
+        None
+    });
+    eprintln!("{n} pairs with top thresholds (both strands), {} HSPs compared, {} adjusted", hsps.into_inner(), adjusted.into_inner());
+    assert!(bad.is_empty(), "{} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
+}
 
 /// Options of `random_options` with the other gap-free extensions: `--exact=<length>` or
 /// `--mismatch=<M>,<length>` (M mostly 1 to 6, now and then up to 50; the length from the seed's to 3 times

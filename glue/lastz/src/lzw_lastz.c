@@ -111,7 +111,12 @@ static int lzw_search_covers_params (void)
 	if ((p->gfExtend != gfexXDrop) && (p->gfExtend != gfexExact) && (p->gfExtend != gfexNoExtend)
 	 && ((p->gfExtend < gfexMismatch_min) || (p->gfExtend > gfexMismatch_max)))
 		return false;
-	if ((p->hspThreshold.t != 'S') || (p->reportEntropy))
+	// an adaptive threshold (--hspthresh=top<n>) reaches x-drop extension
+	// alone (which reports every HSP then, adjusted as lzw_adaptive_score
+	// says) and the processors that read no threshold
+	if (p->reportEntropy)
+		return false;
+	if ((p->hspThreshold.t != 'S') && (p->gfExtend != gfexXDrop) && (p->gfExtend != gfexNoExtend))
 		return false;
 
 	if ((hs == NULL) || (hs->next != NULL) || (hs->type != 'S')
@@ -177,8 +182,9 @@ static int lzw_search_covers (seq* target, seq* query, hitprocessor hitProc, hit
 	// it, the matrix, x-drop and entropy for x-drop alone;  the search's
 	// options take the run's matrix then, which the others do not read
 	if ((hp->gfExtend != gfexNoExtend)
-	 && ((hp->hspThreshold.t != 'S')
-	  || (hp->hspThreshold.s > INT32_MAX/3) || (hp->hspThreshold.s < -(INT32_MAX/3))))
+	 && (((hp->hspThreshold.t != 'S') && (hp->gfExtend != gfexXDrop))
+	  || ((hp->hspThreshold.t == 'S')
+	   && ((hp->hspThreshold.s > INT32_MAX/3) || (hp->hspThreshold.s < -(INT32_MAX/3))))))
 		return false;
 	if ((hp->gfExtend == gfexXDrop)
 	 && ((hp->scoring == NULL) || (hp->xDrop < 0) || (hp->reportEntropy)))
@@ -282,6 +288,30 @@ static void lzw_search_mask (unspos b, unspos e)
 	lzwMasks[lzwMasksLen++] = e;
 	}
 
+// lzw_adaptive_score--
+//	The end of xdrop_extend_seed_hit under an adaptive threshold
+//	(--hspthresh=top<n>):  every extension is an HSP, and a positive score is
+//	adjusted for entropy when it would make the anchors collected so far, which
+//	the search cannot know.  So the search reports the scores unadjusted
+//	(threshold 0, no entropy;  an x-drop score is never negative), and each is
+//	adjusted here just before it is reported, as upstream adjusts it.
+
+static score lzw_adaptive_score (hitprocinfo* hp, const warpalign_hsp* h)
+	{
+	score     similarity = h->score;
+	segtable* anchors;
+	double    q;
+
+	if ((!hp->entropicHsp) || (similarity <= 0))
+		return similarity;
+	anchors = *(hp->anchors);
+	if ((anchors->len == 0) || (similarity < anchors->lowScore))
+		return similarity;
+	q = entropy (hp->seq1->v + h->pos1, hp->seq2->v + h->pos2, h->length);
+	similarity *= q;
+	return similarity;
+	}
+
 static int lzw_search_strand (seq* target, seq* query, hitprocessor hitProc, void* hitProcInfo)
 	{
 	hitprocsimple*            info = (hitprocsimple*) hitProcInfo;
@@ -290,6 +320,8 @@ static int lzw_search_strand (seq* target, seq* query, hitprocessor hitProc, voi
 	warpalign_hsp*            hsps;
 	size_t                    n, ix;
 	warpalign_status          status;
+	int                       adaptive;
+	score                     s;
 	static int                reporting = false;
 
 	if (!reporting)
@@ -297,6 +329,7 @@ static int lzw_search_strand (seq* target, seq* query, hitprocessor hitProc, voi
 	if ((info == NULL) || (lzwMaskedUnseen) || (!lzw_search_covers (target, query, hitProc, info)))
 		{ lzwUpstreamStrands++;  return false; }
 	hp = &info->hp;
+	adaptive = (hp->gfExtend == gfexXDrop) && (hp->hspThreshold.t != 'S');
 
 	// the target's search is made once (LASTZ has one target per run;  a
 	// target whose bytes moved gets a new one, unless they were masked:  a
@@ -313,8 +346,8 @@ static int lzw_search_strand (seq* target, seq* query, hitprocessor hitProc, voi
 		o.with_trans               = (uint32_t) currParams->hitSeed->withTrans;
 		o.step                     = currParams->step;
 		o.x_drop                   = (hp->gfExtend == gfexXDrop)? hp->xDrop : 0;
-		o.hsp_threshold            = (hp->gfExtend == gfexNoExtend)? 0 : hp->hspThreshold.s;
-		o.entropic                 = (hp->gfExtend == gfexXDrop)? hp->entropicHsp : false;
+		o.hsp_threshold            = ((hp->gfExtend == gfexNoExtend) || (adaptive))? 0 : hp->hspThreshold.s;
+		o.entropic                 = ((hp->gfExtend == gfexXDrop) && (!adaptive))? hp->entropicHsp : false;
 		o.max_word_count           = currParams->wordCountLimit;
 		o.max_word_count_chasm     = currParams->maxWordCountChasm;
 		o.filter_min_matches       = hp->minMatches;
@@ -377,10 +410,11 @@ static int lzw_search_strand (seq* target, seq* query, hitprocessor hitProc, voi
 	// the other extensions leave that to finish_one_strand
 	for (ix=0 ; ix<n ; ix++)
 		{
+		s = (adaptive)? lzw_adaptive_score (hp, &hsps[ix]) : hsps[ix].score;
 		if ((hp->anchors != NULL) && (hp->gfExtend == gfexXDrop)) (*(hp->anchors))->haveScores = true;
 		(*hp->reporter) (hp->reporterInfo,
 		                 hsps[ix].pos1 + hsps[ix].length, hsps[ix].pos2 + hsps[ix].length,
-		                 hsps[ix].length, hsps[ix].score);
+		                 hsps[ix].length, s);
 		}
 
 	warpalign_search_hsps_free (hsps);
