@@ -6,7 +6,8 @@
 //! `14of22`, `match<N>` or a pattern of 1s and 0s, up to 28 bits so no bits are resolved), `--transition`
 //! none/one/two, `--step`, `--maxwordcount=<limit>[,<chasm>]`, the hit processor `process_for_simple_hit`
 //! with `--filter` and x-drop extension (`--xdrop`; the twin also `--exact`, `--mismatch`, `--nogfextend` and
-//! `process_for_plain_hit`), the entropy adjustment (`--[no]entropy`) and a fixed `--hspthresh`;
+//! `process_for_plain_hit`), the entropy adjustment (`--[no]entropy`) and a fixed `--hspthresh` (an adaptive
+//! one, `top<n>`, is threshold 0 without entropy here: LASTZ's glue adjusts each HSP against its anchors);
 //! `--self` (a target of one sequence) with `--band`; dynamic masking between strands (`--masking`,
 //! [`SearchEngine::mask`]); no search limit. It is checked HSP by HSP against upstream's
 //! own functions (`ffi`, tests/search).
