@@ -24,14 +24,14 @@ typedef unsigned long long u64;
 
 // per-strand parameters, as src/search/gpu.rs writes them (its SearchParams)
 struct SearchParams {
-	int seed_len, n_parts, n_variants, x_drop, threshold, min_matches, max_transversions, cares_only, target_len, query_len;
+	int seed_len, base_bits, n_parts, n_variants, x_drop, threshold, min_matches, max_transversions, cares_only, target_len, query_len;
 };
 
 // seed words: n_parts (shift, mask) pairs of apply_seed, then the n_variants masks XORed into a packed word
 // (0 first, then the transition flips in the twin's order)
 
-// The packed word of the seed-long window ending at pos2 (upper_nuc_to_bits on each byte); false when a
-// byte is not A, C, G or T (no hit ends there).
+// The packed word of the seed-long window ending at pos2 (upper_nuc_to_bits on each byte, its base_bits low
+// bits: 2, or 1 for a half-weight seed); false when a byte is not A, C, G or T (no hit ends there).
 __device__ __forceinline__ bool window_word(const SearchParams& p, const u32* seed, const u8* query, u32 pos2, u32* packed) {
 	u64 w = 0;
 	for (int k = 0; k < p.seed_len; k++) {
@@ -42,7 +42,7 @@ __device__ __forceinline__ bool window_word(const SearchParams& p, const u32* se
 		else if (c == 'G') b = 2;
 		else if (c == 'T') b = 3;
 		else return false;
-		w = (w << 2) | b;
+		w = (w << p.base_bits) | (b & ((1u << p.base_bits) - 1));
 	}
 	u32 out = 0;
 	for (int k = 0; k < p.n_parts; k++) out |= (u32)(w >> seed[2 * k]) & seed[2 * k + 1];

@@ -315,8 +315,9 @@ typedef struct warpalign_ksw_cache_counters {
  */
 typedef struct warpalign_search_options {
   /**
-   * `hitSeed->pattern`, NUL-terminated: a strict seed of 1s and 0s, 2 to 31 positions, at most 14 ones
-   * (28 index bits, so no bit is resolved against the sequences).
+   * `hitSeed->pattern`, NUL-terminated: 1s (a match, 2 bits), Ts (a match or a transition, 1 bit) and 0s,
+   * 2 to 31 positions (63 for a half-weight seed, Ts and 0s only), at most 28 bits (so no bit is resolved
+   * against the sequences).
    */
   const char *seed;
   /**

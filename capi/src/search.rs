@@ -14,8 +14,9 @@ use warpalign::Error;
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct WarpalignSearchOptions {
-    /// `hitSeed->pattern`, NUL-terminated: a strict seed of 1s and 0s, 2 to 31 positions, at most 14 ones
-    /// (28 index bits, so no bit is resolved against the sequences).
+    /// `hitSeed->pattern`, NUL-terminated: 1s (a match, 2 bits), Ts (a match or a transition, 1 bit) and 0s,
+    /// 2 to 31 positions (63 for a half-weight seed, Ts and 0s only), at most 28 bits (so no bit is resolved
+    /// against the sequences).
     pub seed: *const c_char,
     /// `hitSeed->withTrans`: 0, 1 or 2 transitions.
     pub with_trans: u32,

@@ -150,13 +150,13 @@ pub fn variant_masks(seed: &Seed, with_trans: u32) -> Vec<u32> {
 }
 
 /// Calls `f(pos2, word)` for each position in `range` (ends of windows) whose seed-long window is all A, C,
-/// G, T: where the twin's scan looks its word up. `word` packs the window's bases, 2 bits each.
-fn for_each_window(query: &[u8], seed_len: u32, range: Range<u32>, mut f: impl FnMut(u32, u64)) {
-    let (mut w, mut run) = (0u64, 0u32);
+/// G, T: where the twin's scan looks its word up. `word` packs the window's bases as [`Seed::push`] does.
+fn for_each_window(query: &[u8], seed: &Seed, range: Range<u32>, mut f: impl FnMut(u32, u64)) {
+    let (mut w, mut run, seed_len) = (0u64, 0u32, seed.length);
     for q in range.start - seed_len..range.end - 1 {
         match upper_nuc_to_bits(query[q as usize]) {
             Some(b) => {
-                w = (w << 2) | b;
+                w = seed.push(w, b);
                 run += 1;
             }
             None => run = 0,
@@ -431,7 +431,7 @@ impl<'a> SearchEngine<'a> {
         let slices = split_slices(&mut counts, runs.iter().map(|r| (r.end - r.start) as usize));
         in_parallel(runs.into_iter().zip(slices).collect(), |(r, out): (Range<u32>, &mut [u64])| {
             let start = r.start;
-            for_each_window(query, self.options.seed.length, r, |pos2, w| {
+            for_each_window(query, &self.options.seed, r, |pos2, w| {
                 let packed = self.options.seed.apply(w);
                 out[(pos2 - start) as usize] = self.variants.iter().map(|&m| index.count(packed ^ m)).sum();
             });
@@ -468,7 +468,7 @@ impl<'a> SearchEngine<'a> {
         let items: Vec<_> = cuts.windows(2).map(|w| range.start + w[0] as u32..range.start + w[1] as u32).zip(slices).collect();
         in_parallel(items, |(r, out): (Range<u32>, &mut [(u32, u32)])| {
             let mut o = 0;
-            for_each_window(query, self.options.seed.length, r, |pos2, w| {
+            for_each_window(query, &self.options.seed, r, |pos2, w| {
                 let packed = self.options.seed.apply(w);
                 for &m in &self.variants {
                     for &pos1 in index.list(packed ^ m) {

@@ -18,7 +18,7 @@ use std::sync::Arc;
 const MODULE_NAME: &str = "search";
 crate::kernel_struct! {
     /// Per-strand parameters, as the kernels read them (`SearchParams` in kernels/search.cu).
-    struct Params { seed_len, n_parts, n_variants, x_drop, threshold, min_matches, max_transversions, cares_only, target_len, query_len }
+    struct Params { seed_len, base_bits, n_parts, n_variants, x_drop, threshold, min_matches, max_transversions, cares_only, target_len, query_len }
 }
 
 /// The kernel's declaration of [`Params`], for the test that compares them.
@@ -98,6 +98,7 @@ impl DeviceTable {
         let filter = o.filter;
         let params = Params {
             seed_len: o.seed.length as i32,
+            base_bits: o.seed.base_bits as i32,
             n_parts: o.seed.parts.len() as i32,
             n_variants: e.variants.len() as i32,
             x_drop: o.x_drop,

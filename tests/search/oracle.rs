@@ -174,6 +174,24 @@ pub fn options(
     (pattern.to_string(), o)
 }
 
+/// A seed with Ts: half-weight (Ts and 0s; one bit a base, up to 63 positions) or mixed (1s and Ts). The
+/// light ones (10 and 13 bits) only on small targets.
+pub fn t_seed(rng: &mut Rng, target_len: usize) -> &'static str {
+    if target_len < 5_000 && rng.chance(0.3) {
+        return pick(rng, &["TTT0T0T0TTT00T0T", "11T1T0T11"]);
+    }
+    pick(
+        rng,
+        &[
+            "TTTTTTTTTTTTTTTTTTTTTTTT",
+            "TTTTT0TTTT0TTTTTT00TTTTTTT0TTTT",
+            "TTTTT000TTTTT000TTTTT000TTTTT000TTTTT000",
+            "1T1T0111T011T0T11",
+            "T1110100110010101111T",
+        ],
+    )
+}
+
 pub fn random_options(rng: &mut Rng, target_len: usize) -> (String, SearchOptions) {
     let mut pattern = pick(
         rng,
@@ -185,6 +203,8 @@ pub fn random_options(rng: &mut Rng, target_len: usize) -> (String, SearchOption
         pattern = pick(rng, &["11111111", "1101100111"]).to_string();
     } else if target_len < 20_000 && rng.chance(0.05) {
         pattern = Seed::PATTERN_14OF22.to_string();
+    } else if rng.chance(0.1) {
+        pattern = t_seed(rng, target_len).to_string();
     }
     let with_trans = pick(rng, &[0, 1, 1, 1, 2]);
     let step = if rng.chance(0.7) { 1 } else { pick(rng, &[2, 3, 7, 19, 20, 25, 64]) };
@@ -344,6 +364,31 @@ fn random_pairs_twin_vs_oracle() {
     assert!(bad.is_empty(), "{} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
 }
 
+
+/// Seeds with Ts (`--seed=half<N>`, patterns with T): random pairs and collision pairs, twin vs oracle.
+#[test]
+fn t_seeds_twin_vs_oracle() {
+    let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 4;
+    let seed = env_u64("WARPALIGN_SEARCH_SEED", 23) + 6;
+    let scoring = ScoreMatrix::masked_hoxd70();
+    let hsps = std::sync::atomic::AtomicU64::new(0);
+    let bad = failing_cases(n, |i| {
+        let mut rng = Rng::for_case(seed, i);
+        let (t, q) = if i % 4 == 3 { collision_pair(&mut rng) } else { random_pair(&mut rng) };
+        let (_, o) = if i % 3 == 2 { random_other_extension(&mut rng, t.len()) } else { random_options(&mut rng, t.len()) };
+        let pattern = t_seed(&mut rng, t.len());
+        let o = SearchOptions { seed: Seed::parse(pattern).unwrap(), filter: None, ..o };
+        let rc = rev_comp(&q);
+        let strands: [&[u8]; 2] = [&q, &rc];
+        let (tw, or) = (twin(&t, &strands, &o, &scoring), oracle(&t, &strands, pattern, &o));
+        hsps.fetch_add((or[0].len() + or[1].len()) as u64, std::sync::atomic::Ordering::Relaxed);
+        (0..2).find_map(|k| compare(&tw[k], &or[k])).map(|why| {
+            format!("case {i} (seed {seed}; target {} bp, query {} bp, seed {pattern}, {o:?}): {why}", t.len(), q.len())
+        })
+    });
+    eprintln!("{n} pairs with seeds with Ts (both strands), {} HSPs compared", hsps.into_inner());
+    assert!(bad.is_empty(), "{} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
+}
 
 /// `--hspthresh=top<n>` (x-drop extension): every extension is an HSP, and its score is entropy-adjusted when
 /// it would make the anchors collected so far. The rebuilt LASTZ searches with threshold 0 and no entropy (an

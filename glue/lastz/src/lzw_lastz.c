@@ -119,13 +119,16 @@ static int lzw_search_covers_params (void)
 	if ((p->hspThreshold.t != 'S') && (p->gfExtend != gfexXDrop) && (p->gfExtend != gfexNoExtend))
 		return false;
 
-	if ((hs == NULL) || (hs->next != NULL) || (hs->type != 'S')
-	 || (hs->isHalfweight) || (hs->resolvingMask != 0) || (hs->revComp)
+	// strict, half-weight (Ts and 0s) and mixed (1s and Ts) seeds, none resolving
+	if ((hs == NULL) || (hs->next != NULL)
+	 || ((hs->type != 'S') && (hs->type != 'H') && (hs->type != '_'))
+	 || (hs->isHalfweight != (hs->type == 'H'))
+	 || (hs->resolvingMask != 0) || (hs->revComp)
 	 || (hs->pattern == NULL) || (hs->length < 2) || (hs->weight > 28)
 	 || (hs->withTrans < 0) || (hs->withTrans > 2) || (p->step < 1))
 		return false;
 	for (c=hs->pattern ; *c!=0 ; c++)
-		{ if ((*c != '1') && (*c != '0')) return false; }
+		{ if ((*c != '1') && (*c != 'T') && (*c != '0')) return false; }
 
 	return true;
 	}

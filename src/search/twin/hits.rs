@@ -47,7 +47,7 @@ pub fn search(target: &[u8], pt: &PosTable, query: &[u8], options: &SearchOption
                 continue 'empty;
             };
             q += 1;
-            w = (w << 2) | ww;
+            w = seed.push(w, ww);
             nts += 1;
         }
         while q < stop {
@@ -55,7 +55,7 @@ pub fn search(target: &[u8], pt: &PosTable, query: &[u8], options: &SearchOption
                 q += 1;
                 continue 'empty;
             };
-            w = (w << 2) | ww;
+            w = seed.push(w, ww);
             let pos2 = q as u32 + 1;
             let packed = seed.apply(w);
             search.table_matches(packed, pos2);

@@ -163,14 +163,14 @@ pub fn record_positions(target: &[u8], seed: &Seed, step: u32, mut f: impl FnMut
                 let c = target[s as usize];
                 s += 1;
                 let Some(ww) = upper_nuc_to_bits(c) else { continue 'word };
-                w = (w << 2) | ww;
+                w = seed.push(w, ww);
                 nts += 1;
             }
             while s < end {
                 let c = target[s as usize];
                 s += 1;
                 let Some(ww) = upper_nuc_to_bits(c) else { continue 'word };
-                w = (w << 2) | ww;
+                w = seed.push(w, ww);
                 if !s.is_multiple_of(step) {
                     continue;
                 }

@@ -1,16 +1,21 @@
-//! seeds.c's `parse_one_seed` and `apply_seed` for strict seeds (1s and 0s) of at most 28 bits, the seeds
-//! LASTZ indexes without resolving bits (`maxIndexBits` 28), with the default build's
-//! `maintainFlippedBitOrder`.
+//! seeds.c's `parse_one_seed` and `apply_seed` for seeds of at most 28 bits, the seeds LASTZ indexes without
+//! resolving bits (`maxIndexBits` 28), with the default build's `maintainFlippedBitOrder`: strict seeds (1s
+//! and 0s), half-weight seeds (Ts and 0s, `--seed=half<N>`: one bit a base, its purine/pyrimidine bit) and
+//! seeds of both 1s and Ts (two bits a base, a T keeping the low one).
 
 /// A parsed seed: LASTZ's `seed` fields that the search reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Seed {
     /// Locations, from the first 1 to the last.
     pub length: u32,
-    /// `pattern`: b'1' (care) or b'0' per location (what `--filter=cares:` walks).
+    /// `pattern`: b'1' (match), b'T' (match or transition) or b'0' per location (what `--filter=cares:`
+    /// walks: all but the 0s).
     pub pattern: Vec<u8>,
-    /// Bits of a packed word (2 per 1).
+    /// Bits of a packed word (2 per 1, 1 per T).
     pub weight: u32,
+    /// Bits a base takes in the words the search builds: 2, or 1 for a half-weight seed (no 1 in it), whose
+    /// words keep each base's low bit (`private_hit_search_halfweight`, `record_seed_positions_halfweight`).
+    pub base_bits: u32,
     /// `shift[]`, `mask[]`: a word packs as the OR of `(word >> shift) & mask`.
     pub parts: Vec<(u32, u32)>,
     /// `transFlips[]` (without its terminating 0): the packed bit flipped by a transition at each 1,
@@ -22,12 +27,11 @@ pub struct Seed {
 pub enum SeedError {
     /// No 1 in the pattern (LASTZ: "seed string is empty!" or "cannot have zero weight").
     Empty,
-    /// A character other than 1, 0, x, X, or whitespace between them (T: a half-weight or transition
-    /// seed, not twinned yet).
+    /// A character other than 1, T, t, 0, x, X, or whitespace between them.
     Unsupported(char),
     /// More than 28 bits: LASTZ would resolve the extra bits against the sequence (not twinned yet).
     Overweight(u32),
-    /// More than 31 locations.
+    /// More than 31 locations (63 for a half-weight seed).
     TooLong(u32),
 }
 
@@ -58,6 +62,9 @@ impl Seed {
         while dont_care(b[e - 1]) {
             e -= 1;
         }
+        // half-weight: Ts without 1s, one bit a location
+        let half_weight = !b[s..e].contains(&b'1');
+        let base_bits = if half_weight { 1 } else { 2 };
         let (mut seed_bits, mut flip_bits) = (0u64, 0u64);
         let (mut length, mut weight) = (0u32, 0u32);
         let mut kept = Vec::new();
@@ -71,9 +78,16 @@ impl Seed {
                     weight += 2;
                     kept.push(b'1');
                 }
+                b'T' | b't' => {
+                    seed_bits = (seed_bits << base_bits) + 1;
+                    flip_bits <<= base_bits;
+                    length += 1;
+                    weight += 1;
+                    kept.push(b'T');
+                }
                 b'0' | b'x' | b'X' => {
-                    seed_bits <<= 2;
-                    flip_bits <<= 2;
+                    seed_bits <<= base_bits;
+                    flip_bits <<= base_bits;
                     length += 1;
                     kept.push(b'0');
                 }
@@ -83,7 +97,7 @@ impl Seed {
         if weight > Seed::MAX_INDEX_BITS {
             return Err(SeedError::Overweight(weight));
         }
-        if length > 31 {
+        if length > if half_weight { 63 } else { 31 } {
             return Err(SeedError::TooLong(length));
         }
         let w_bits = ((1u64 << weight) - 1) as u32;
@@ -97,7 +111,7 @@ impl Seed {
             rem_bits -= (mask as u64) << shift;
             parts.push((shift, mask));
         }
-        let mut seed = Seed { length, pattern: kept, weight, parts, trans_flips: Vec::new() };
+        let mut seed = Seed { length, pattern: kept, weight, base_bits, parts, trans_flips: Vec::new() };
         while flip_bits != 0 {
             let right_bit = flip_bits - (flip_bits & (flip_bits - 1));
             flip_bits -= right_bit;
@@ -107,7 +121,14 @@ impl Seed {
         Ok(seed)
     }
 
-    /// `apply_seed` (not complementing): the packed word of a window's 2-bit nucleotides. Bits above the
+    /// A word with one more base appended (`bits`, its `upper_nuc_to_bits`): its 2 bits, or for a half-weight
+    /// seed its low bit (R/Y).
+    #[inline]
+    pub fn push(&self, word: u64, bits: u64) -> u64 {
+        (word << self.base_bits) | (bits & ((1 << self.base_bits) - 1))
+    }
+
+    /// `apply_seed` (not complementing): the packed word of a window's bases (as [`Seed::push`] builds it). Bits above the
     /// seed's window (the search keeps shifting its word) never reach a mask.
     #[inline]
     pub fn apply(&self, word: u64) -> u32 {
