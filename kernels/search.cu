@@ -24,15 +24,33 @@ typedef unsigned long long u64;
 
 // per-strand parameters, as src/search/gpu.rs writes them (its SearchParams)
 struct SearchParams {
-	int seed_len, base_bits, n_parts, n_variants, x_drop, threshold, min_matches, max_transversions, cares_only, target_len, query_len;
+	int seed_len, base_bits, resolving_mask, n_parts, n_variants, x_drop, threshold, min_matches, max_transversions, cares_only, target_len, query_len;
 };
 
-// seed words: n_parts (shift, mask) pairs of apply_seed, then the n_variants masks XORed into a packed word
-// (0 first, then the transition flips in the twin's order)
+// seed words: n_parts (shift, mask) pairs of apply_seed, then n_variants (mask, transitions) pairs: the mask
+// XORed into a packed word (0 first, then the transition flips in the twin's order) and the transitions a
+// resolving seed's resolved bases may still take
+
+// A base's 2 bits as upper_nuc_to_bits gives them; other bytes (LASTZ's asBits: ww & 3 of -1) 3.
+__device__ __forceinline__ u32 base_bits_of(u8 c) {
+	return c == 'A' ? 0 : c == 'C' ? 1 : c == 'G' ? 2 : 3;
+}
+
+// find_table_matches_resolve's check (Seed::resolves): the resolved bases' high bits in the target's 16
+// bases before pos1 (before its start: 0) against the query window's differ at most allowed times.
+__device__ __forceinline__ bool resolves(const SearchParams& p, const u8* target, u32 pos1, u32 word, u32 allowed) {
+	if (p.resolving_mask == 0) return true;
+	u32 bits1 = 0;
+	for (int k = 16; k > 0; k--) bits1 = (bits1 << 2) | ((int)pos1 - k < 0 ? 0 : base_bits_of(target[pos1 - k]));
+	u32 x = (bits1 ^ word) & (u32)p.resolving_mask;
+	x += x >> 17;
+	return (u32)__popc(x & 0xffff) <= allowed;
+}
 
 // The packed word of the seed-long window ending at pos2 (upper_nuc_to_bits on each byte, its base_bits low
-// bits: 2, or 1 for a half-weight seed); false when a byte is not A, C, G or T (no hit ends there).
-__device__ __forceinline__ bool window_word(const SearchParams& p, const u32* seed, const u8* query, u32 pos2, u32* packed) {
+// bits: 2, or 1 for a half-weight seed) and its last 16 bases' 2 bits (for resolving); false when a byte is
+// not A, C, G or T (no hit ends there).
+__device__ __forceinline__ bool window_word(const SearchParams& p, const u32* seed, const u8* query, u32 pos2, u32* packed, u32* word) {
 	u64 w = 0;
 	for (int k = 0; k < p.seed_len; k++) {
 		u8 c = query[pos2 - p.seed_len + k];
@@ -47,41 +65,48 @@ __device__ __forceinline__ bool window_word(const SearchParams& p, const u32* se
 	u32 out = 0;
 	for (int k = 0; k < p.n_parts; k++) out |= (u32)(w >> seed[2 * k]) & seed[2 * k + 1];
 	*packed = out;
+	*word = (u32)w;
 	return true;
 }
 
-extern "C" __global__ void search_count(const int* par, const u32* seed, const u32* offsets, const u8* query, u32 pos_base, u32 n,
-                                        u64* counts) {
+extern "C" __global__ void search_count(const int* par, const u32* seed, const u32* offsets, const u32* positions, const u8* target,
+                                        const u8* query, u32 pos_base, u32 n, u64* counts) {
 	u32 t = blockIdx.x * blockDim.x + threadIdx.x;
 	if (t >= n) return;
 	const SearchParams p = *(const SearchParams*)par;
-	u32 packed;
+	u32 packed, word;
 	u64 c = 0;
-	if (window_word(p, seed, query, pos_base + t, &packed)) {
+	if (window_word(p, seed, query, pos_base + t, &packed, &word)) {
 		const u32* variants = seed + 2 * p.n_parts;
 		for (int v = 0; v < p.n_variants; v++) {
-			u32 w = packed ^ variants[v];
-			c += offsets[w + 1] - offsets[w];
+			u32 w = packed ^ variants[2 * v];
+			if (p.resolving_mask == 0) {
+				c += offsets[w + 1] - offsets[w];
+			} else {
+				for (u32 k = offsets[w]; k < offsets[w + 1]; k++) c += resolves(p, target, positions[k], word, variants[2 * v + 1]);
+			}
 		}
 	}
 	counts[t] = c;
 }
 
 // hits of the positions pos_base .. pos_base + n, from ordinal base on: offs[t] - base is position t's first
-extern "C" __global__ void search_fill(const int* par, const u32* seed, const u32* offsets, const u32* positions, const u8* query,
-                                       u32 pos_base, u32 n, const u64* offs, u64 base, u32* hit1, u32* hit2) {
+extern "C" __global__ void search_fill(const int* par, const u32* seed, const u32* offsets, const u32* positions, const u8* target,
+                                       const u8* query, u32 pos_base, u32 n, const u64* offs, u64 base, u32* hit1, u32* hit2) {
 	u32 t = blockIdx.x * blockDim.x + threadIdx.x;
 	if (t >= n) return;
 	const SearchParams p = *(const SearchParams*)par;
-	u32 pos2 = pos_base + t, packed;
-	if (!window_word(p, seed, query, pos2, &packed)) return;
+	u32 pos2 = pos_base + t, packed, word;
+	if (!window_word(p, seed, query, pos2, &packed, &word)) return;
 	u64 o = offs[t] - base;
 	const u32* variants = seed + 2 * p.n_parts;
 	for (int v = 0; v < p.n_variants; v++) {
-		u32 w = packed ^ variants[v];
-		for (u32 k = offsets[w]; k < offsets[w + 1]; k++, o++) {
+		u32 w = packed ^ variants[2 * v];
+		for (u32 k = offsets[w]; k < offsets[w + 1]; k++) {
+			if (!resolves(p, target, positions[k], word, variants[2 * v + 1])) continue;
 			hit1[o] = positions[k];
 			hit2[o] = pos2;
+			o++;
 		}
 	}
 }

@@ -15,8 +15,8 @@ use warpalign::Error;
 #[derive(Debug, Clone, Copy)]
 pub struct WarpalignSearchOptions {
     /// `hitSeed->pattern`, NUL-terminated: 1s (a match, 2 bits), Ts (a match or a transition, 1 bit) and 0s,
-    /// 2 to 31 positions (63 for a half-weight seed, Ts and 0s only), at most 28 bits (so no bit is resolved
-    /// against the sequences).
+    /// 2 to 31 positions (63 for a half-weight seed, Ts and 0s only), at most 28 bits indexed (the bases
+    /// `resolving_mask` names are checked at each hit).
     pub seed: *const c_char,
     /// `hitSeed->withTrans`: 0, 1 or 2 transitions.
     pub with_trans: u32,
@@ -52,6 +52,10 @@ pub struct WarpalignSearchOptions {
     /// `bandWidth` (`--band=<width>`; 0: none): with warpalign_search_self_strand on the target's own strand,
     /// seed hits more than this many diagonals above the main one are skipped.
     pub band_width: u32,
+    /// `hitSeed->resolvingMask` (a seed heavier than `--word`; 0: none): the high bit of each resolved base of
+    /// the window's last 16 (bit 2i+1 for the base i from its end; `seed` writes these bases as Ts), compared
+    /// with the target's at each hit.
+    pub resolving_mask: u32,
 }
 
 /// One HSP as LASTZ's hit processor reports it, but with its starts: it ends at `pos1 + length` in the
@@ -98,7 +102,7 @@ fn options_of(o: &WarpalignSearchOptions) -> warpalign::Result<(SearchOptions, S
     }
     // SAFETY: a NUL-terminated string (the caller's contract).
     let pattern = unsafe { CStr::from_ptr(o.seed) }.to_str().map_err(|_| bad("seed not ASCII".into()))?;
-    let seed = Seed::parse(pattern).map_err(|e| bad(format!("seed {pattern:?}: {e:?}")))?;
+    let seed = Seed::from_lastz(pattern, o.resolving_mask).map_err(|e| bad(format!("seed {pattern:?}: {e:?}")))?;
     let filter = (o.filter_min_matches >= 0).then_some(HitFilter {
         min_matches: o.filter_min_matches,
         max_transversions: o.filter_max_transversions,

@@ -127,7 +127,7 @@ static uint32_t search
 		}
 
 	pattern = copy_string ((char*) options->seed);
-	parse_seeds_string (pattern, &hitSeed, 28);
+	parse_seeds_string (pattern, &hitSeed, (options->max_index_bits > 0)? (int) options->max_index_bits : 28);
 	hitSeed->withTrans = options->with_trans;
 
 	scoring = masked_hoxd70 ();

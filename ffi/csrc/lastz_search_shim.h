@@ -20,7 +20,8 @@ typedef struct warpalign_oracle_lastz_hsp {
 /* The options of the search, as LASTZ's parse_options leaves them. */
 typedef struct warpalign_oracle_lastz_search_options {
 	const char* seed;          /* the seed pattern (--seed=12of19 is "1110100110010101111", match12 is
-	                            * "111111111111"); parsed by parse_seeds_string with maxIndexBits 28 */
+	                            * "111111111111"); parsed by parse_seeds_string with max_index_bits */
+	uint32_t    max_index_bits; /* --word=<bits> (0: LASTZ's default, 28) */
 	int32_t     with_trans;    /* --transition: 0 (--notransition), 1, 2 (=2) */
 	uint32_t    step;          /* --step */
 	int32_t     x_drop;        /* --xdrop */

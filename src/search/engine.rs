@@ -132,17 +132,17 @@ pub fn masked_windows(beg: u32, end: u32, target_len: u32, seed_len: u32) -> (u3
 
 /// The masks XORed into a packed word to give its variants, in the order `private_hit_search` looks them
 /// up: the word itself, then for `--transition` each flip, for `--transition=2` each flip followed by its
-/// pairs with the later flips.
-pub fn variant_masks(seed: &Seed, with_trans: u32) -> Vec<u32> {
+/// pairs with the later flips; each with the transitions a resolving seed's resolved bases may still take.
+pub fn variant_masks(seed: &Seed, with_trans: u32) -> Vec<(u32, u32)> {
     let flips = &seed.trans_flips;
-    let mut masks = vec![0];
+    let mut masks = vec![(0, with_trans)];
     match with_trans {
         0 => {}
-        1 => masks.extend(flips),
+        1 => masks.extend(flips.iter().map(|&f| (f, 0))),
         _ => {
             for (i, &f1) in flips.iter().enumerate() {
-                masks.push(f1);
-                masks.extend(flips[i + 1..].iter().map(|&f2| f1 ^ f2));
+                masks.push((f1, 1));
+                masks.extend(flips[i + 1..].iter().map(|&f2| (f1 ^ f2, 0)));
             }
         }
     }
@@ -193,7 +193,7 @@ pub struct SearchEngine<'a> {
     index: OnceLock<SeedIndex>,
     pub(super) options: SearchOptions,
     pub(super) scoring: Cow<'a, ScoreMatrix>,
-    pub(super) variants: Vec<u32>,
+    pub(super) variants: Vec<(u32, u32)>,
     pub(super) config: SearchConfig,
     engine: EngineRef<'a>,
     gpu: Option<super::gpu::DeviceTable>,
@@ -433,7 +433,15 @@ impl<'a> SearchEngine<'a> {
             let start = r.start;
             for_each_window(query, &self.options.seed, r, |pos2, w| {
                 let packed = self.options.seed.apply(w);
-                out[(pos2 - start) as usize] = self.variants.iter().map(|&m| index.count(packed ^ m)).sum();
+                out[(pos2 - start) as usize] = if self.options.seed.resolving_mask == 0 {
+                    self.variants.iter().map(|&(m, _)| index.count(packed ^ m)).sum()
+                } else {
+                    let seed = &self.options.seed;
+                    let resolved = |&(m, allowed): &(u32, u32)| {
+                        index.list(packed ^ m).iter().filter(|&&pos1| seed.resolves(&self.target, pos1, w, allowed)).count() as u64
+                    };
+                    self.variants.iter().map(resolved).sum()
+                };
             });
         });
         counts
@@ -470,8 +478,8 @@ impl<'a> SearchEngine<'a> {
             let mut o = 0;
             for_each_window(query, &self.options.seed, r, |pos2, w| {
                 let packed = self.options.seed.apply(w);
-                for &m in &self.variants {
-                    for &pos1 in index.list(packed ^ m) {
+                for &(m, allowed) in &self.variants {
+                    for &pos1 in index.list(packed ^ m).iter().filter(|&&pos1| self.options.seed.resolves(&self.target, pos1, w, allowed)) {
                         out[o] = (pos1, pos2);
                         o += 1;
                     }

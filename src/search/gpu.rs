@@ -18,7 +18,7 @@ use std::sync::Arc;
 const MODULE_NAME: &str = "search";
 crate::kernel_struct! {
     /// Per-strand parameters, as the kernels read them (`SearchParams` in kernels/search.cu).
-    struct Params { seed_len, base_bits, n_parts, n_variants, x_drop, threshold, min_matches, max_transversions, cares_only, target_len, query_len }
+    struct Params { seed_len, base_bits, resolving_mask, n_parts, n_variants, x_drop, threshold, min_matches, max_transversions, cares_only, target_len, query_len }
 }
 
 /// The kernel's declaration of [`Params`], for the test that compares them.
@@ -94,11 +94,12 @@ impl DeviceTable {
             compact: f("search_compact")?,
         };
         let o = &e.options;
-        let seed_words: Vec<u32> = o.seed.parts.iter().flat_map(|&(shift, mask)| [shift, mask]).chain(e.variants.iter().copied()).collect();
+        let seed_words: Vec<u32> = o.seed.parts.iter().flat_map(|&(shift, mask)| [shift, mask]).chain(e.variants.iter().flat_map(|&(m, allowed)| [m, allowed])).collect();
         let filter = o.filter;
         let params = Params {
             seed_len: o.seed.length as i32,
             base_bits: o.seed.base_bits as i32,
+            resolving_mask: o.seed.resolving_mask as i32,
             n_parts: o.seed.parts.len() as i32,
             n_variants: e.variants.len() as i32,
             x_drop: o.x_drop,
@@ -173,7 +174,7 @@ pub(super) fn search_strand(rt: &GpuRuntime, t: &DeviceTable, e: &SearchEngine, 
         }
         let mut l = st.launch_builder(&t.k.count);
         let n32 = n as u32;
-        l.arg(&d_params).arg(&t.seed).arg(&t.offsets).arg(&d_query).arg(&block).arg(&n32).arg(&mut d_counts);
+        l.arg(&d_params).arg(&t.seed).arg(&t.offsets).arg(&t.positions).arg(&t.target).arg(&d_query).arg(&block).arg(&n32).arg(&mut d_counts);
         // SAFETY: the arguments match search_count's; counts holds n entries, the windows lie in the query.
         unsafe { l.launch(grid(n)) }.map_err(driver("launch"))?;
         let mut d_offs = alloc::<u64>(&st, n + 1)?;
@@ -228,7 +229,7 @@ fn chunk(
     let (pos_base, n_pos) = (block + r.start, r.end - r.start);
     let offs = d_offs.slice(r.start as usize..r.end as usize);
     let mut l = st.launch_builder(&t.k.fill);
-    l.arg(d_params).arg(&t.seed).arg(&t.offsets).arg(&t.positions).arg(d_query).arg(&pos_base).arg(&n_pos).arg(&offs).arg(&first_hit);
+    l.arg(d_params).arg(&t.seed).arg(&t.offsets).arg(&t.positions).arg(&t.target).arg(d_query).arg(&pos_base).arg(&n_pos).arg(&offs).arg(&first_hit);
     l.arg(&mut hit1).arg(&mut hit2);
     // SAFETY: the arguments match search_fill's; the positions' ordinals minus first_hit lie in 0..n_hits.
     unsafe { l.launch(grid(n_pos as usize)) }.map_err(&launch)?;

@@ -46,6 +46,8 @@ fn run_oracle(
     let parts: Vec<u32> = o.partitions.iter().flat_map(|&(b, a)| [b, a]).collect();
     let opts = lz::warpalign_oracle_lastz_search_options {
         seed: seed.as_ptr(),
+        // (a resolving seed indexes exactly --word's bits)
+        max_index_bits: if o.seed.resolving_mask != 0 { o.seed.weight } else { 0 },
         with_trans: o.with_trans as i32,
         step: o.step,
         x_drop: o.x_drop,
@@ -192,6 +194,21 @@ pub fn t_seed(rng: &mut Rng, target_len: usize) -> &'static str {
     )
 }
 
+/// `pattern` parsed with `--word` below its weight (at least LASTZ's 8 bits, and on larger targets 20, so that
+/// the index's hits stay few), resolving up to 16 of its 1s but not all (LASTZ's search then reads the
+/// transition flips the seed does not have); as it is when it has no 1 to resolve.
+pub fn resolving_seed(rng: &mut Rng, pattern: &str, target_len: usize) -> Seed {
+    let whole = Seed::parse_for_index(pattern, 0).expect("a seed of at most 28 bits");
+    let ones = whole.pattern.iter().filter(|&&c| c == b'1').count() as u32;
+    let lowest = (whole.weight - (ones.max(1) - 1).min(16)).max(if target_len < 20_000 { 12 } else { 20 }).max(8);
+    if ones == 0 || lowest >= whole.weight {
+        return whole;
+    }
+    // (LASTZ refuses resolved 1s spread over more than 16 bases: more bits then)
+    let bits = rng.range(lowest as i64, whole.weight as i64 - 1) as u32;
+    (bits..whole.weight).find_map(|b| Seed::parse_for_index(pattern, b).ok()).expect("one 1 resolved")
+}
+
 pub fn random_options(rng: &mut Rng, target_len: usize) -> (String, SearchOptions) {
     let mut pattern = pick(
         rng,
@@ -221,6 +238,9 @@ pub fn random_options(rng: &mut Rng, target_len: usize) -> (String, SearchOption
     // threshold 0 without entropy: every extension an HSP, as the rebuilt LASTZ searches for `top<n>`
     let (hsp_threshold, entropic) = if rng.chance(0.05) { (0, false) } else { (hsp_threshold, entropic) };
     let (pattern, mut o) = options(&pattern, with_trans, step, x_drop, hsp_threshold, entropic);
+    if rng.chance(0.08) {
+        o.seed = resolving_seed(rng, &pattern, target_len);
+    }
     if rng.chance(0.15) {
         // --maxwordcount: limits the repeats' words (the target's repeats have a few copies each)
         o.max_word_count = pick(rng, &[1, 2, 3, 5, 20]);
@@ -364,6 +384,53 @@ fn random_pairs_twin_vs_oracle() {
     assert!(bad.is_empty(), "{} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
 }
 
+
+/// Seeds heavier than `--word` (their last 1s resolved against the target at each hit, with the transitions
+/// the word's flips leave): random pairs and collision pairs, twin vs oracle.
+#[test]
+fn resolving_seeds_twin_vs_oracle() {
+    let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 4;
+    let seed = env_u64("WARPALIGN_SEARCH_SEED", 23) + 7;
+    let scoring = ScoreMatrix::masked_hoxd70();
+    let hsps = std::sync::atomic::AtomicU64::new(0);
+    let bad = failing_cases(n, |i| {
+        let mut rng = Rng::for_case(seed, i);
+        let (t, q) = if i % 4 == 3 { collision_pair(&mut rng) } else { random_pair(&mut rng) };
+        let (_, o) = if i % 3 == 2 { random_other_extension(&mut rng, t.len()) } else { random_options(&mut rng, t.len()) };
+        let pattern = pick(
+            &mut rng,
+            &[Seed::PATTERN_12OF19, Seed::PATTERN_14OF22, "11111111111111", "1T1T0111T011T0T11", "T1110100110010101111T", "1101100111011"],
+        );
+        let o = SearchOptions { seed: resolving_seed(&mut rng, pattern, t.len()), filter: None, ..o };
+        let rc = rev_comp(&q);
+        let strands: [&[u8]; 2] = [&q, &rc];
+        let (tw, or) = (twin(&t, &strands, &o, &scoring), oracle(&t, &strands, pattern, &o));
+        hsps.fetch_add((or[0].len() + or[1].len()) as u64, std::sync::atomic::Ordering::Relaxed);
+        (0..2).find_map(|k| compare(&tw[k], &or[k])).map(|why| {
+            format!("case {i} (seed {seed}; target {} bp, query {} bp, seed {pattern}, {o:?}): {why}", t.len(), q.len())
+        })
+    });
+    eprintln!("{n} pairs with resolving seeds (both strands), {} HSPs compared", hsps.into_inner());
+    assert!(bad.is_empty(), "{} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
+}
+
+/// What the rebuilt LASTZ hands the search (the seed LASTZ parsed: its pattern with the resolved 1s as Ts, and
+/// its resolving mask) is the seed the pattern and `--word` give.
+#[test]
+fn resolving_seeds_from_lastz() {
+    let mut rng = Rng::new(8);
+    for pattern in [Seed::PATTERN_12OF19, Seed::PATTERN_14OF22, "11111111111111", "1T1T0111T011T0T11", "111111111111", "10000000000000000000111"] {
+        for bits in 8..=28 {
+            let Ok(seed) = Seed::parse_for_index(pattern, bits) else { continue };
+            let parsed = String::from_utf8(seed.pattern.clone()).unwrap();
+            assert_eq!(Seed::from_lastz(&parsed, seed.resolving_mask).unwrap(), seed, "{pattern} --word={bits}");
+        }
+    }
+    // all of 12 1s resolved: a T pattern of two bits a base, not a half-weight seed
+    let all = Seed::parse_for_index("111111111111", 12).unwrap();
+    assert_eq!((all.base_bits, all.resolving_mask.count_ones()), (2, 12));
+    assert!(rng.chance(1.0));
+}
 
 /// Seeds with Ts (`--seed=half<N>`, patterns with T): random pairs and collision pairs, twin vs oracle.
 #[test]

@@ -119,11 +119,11 @@ static int lzw_search_covers_params (void)
 	if ((p->hspThreshold.t != 'S') && (p->gfExtend != gfexXDrop) && (p->gfExtend != gfexNoExtend))
 		return false;
 
-	// strict, half-weight (Ts and 0s) and mixed (1s and Ts) seeds, none resolving
+	// strict, half-weight (Ts and 0s), mixed (1s and Ts) and resolving (--word) seeds
 	if ((hs == NULL) || (hs->next != NULL)
-	 || ((hs->type != 'S') && (hs->type != 'H') && (hs->type != '_'))
+	 || ((hs->type != 'S') && (hs->type != 'H') && (hs->type != '_') && (hs->type != 'R'))
 	 || (hs->isHalfweight != (hs->type == 'H'))
-	 || (hs->resolvingMask != 0) || (hs->revComp)
+	 || ((hs->resolvingMask != 0) != (hs->type == 'R')) || (hs->revComp)
 	 || (hs->pattern == NULL) || (hs->length < 2) || (hs->weight > 28)
 	 || (hs->withTrans < 0) || (hs->withTrans > 2) || (p->step < 1))
 		return false;
@@ -209,10 +209,11 @@ static int lzw_search_covers (seq* target, seq* query, hitprocessor hitProc, hit
 static void lzw_search_warm_up (seq* target)
 	{
 	// (--self searches on CPU threads:  no GPU to start;  --maxwordcount=<n>%'s
-	// limit is known once main has built its own table)
+	// limit is known once main has built its own table;  the warm-up takes a
+	// seed by its pattern, which does not say which bases a seed resolves)
 	if ((target == NULL) || (target->len == 0) || (!warpalign_search_takes (target->len))
 	 || (!lzw_search_covers_params ()) || (currParams->selfCompare)
-	 || (currParams->wordCountKeep > 0))
+	 || (currParams->wordCountKeep > 0) || (currParams->hitSeed->resolvingMask != 0))
 		return;
 	(void) warpalign_search_warm_up (currParams->hitSeed->pattern, currParams->step,
 	                                 currParams->wordCountLimit, currParams->maxWordCountChasm,
@@ -369,6 +370,7 @@ static int lzw_search_strand (seq* target, seq* query, hitprocessor hitProc, voi
 #else
 		o.band_width               = 0;
 #endif // not forbidBandWidth
+		o.resolving_mask           = currParams->hitSeed->resolvingMask;
 
 		status = warpalign_search_target_create (&o, target->v, target->len, &lzwSearch);
 		if (status != WARPALIGN_STATUS_OK)

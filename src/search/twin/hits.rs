@@ -58,17 +58,19 @@ pub fn search(target: &[u8], pt: &PosTable, query: &[u8], options: &SearchOption
             w = seed.push(w, ww);
             let pos2 = q as u32 + 1;
             let packed = seed.apply(w);
-            search.table_matches(packed, pos2);
+            // (with a resolving seed, the transitions its resolved bases may still take: what the word's
+            // flips leave of --transition)
+            search.table_matches(packed, pos2, w, options.with_trans);
             let flips = &seed.trans_flips;
             if options.with_trans == 1 {
                 for &f1 in flips {
-                    search.table_matches(packed ^ f1, pos2);
+                    search.table_matches(packed ^ f1, pos2, w, 0);
                 }
             } else if options.with_trans >= 2 {
                 for (i, &f1) in flips.iter().enumerate() {
-                    search.table_matches(packed ^ f1, pos2);
+                    search.table_matches(packed ^ f1, pos2, w, 1);
                     for &f2 in &flips[i + 1..] {
-                        search.table_matches(packed ^ f1 ^ f2, pos2);
+                        search.table_matches(packed ^ f1 ^ f2, pos2, w, 0);
                     }
                 }
             }
@@ -87,15 +89,17 @@ struct Search<'a> {
 }
 
 impl Search<'_> {
-    /// `find_table_matches`: each target window with this word, rightmost first.
-    fn table_matches(&mut self, packed: u32, pos2: u32) {
+    /// `find_table_matches` (`find_table_matches_resolve` for a resolving seed, `word` the query's window and
+    /// `allowed` its resolved bases' transitions): each target window with this word, rightmost first.
+    fn table_matches(&mut self, packed: u32, pos2: u32, word: u64, allowed: u32) {
         let mut pos = self.pt.last[packed as usize];
         if pos == 0 {
             return;
         }
+        let seed = &self.hit.options.seed;
         while pos != NO_PREVIOUS {
             let pos1 = self.pt.step * pos;
-            if !self.hit.skipped(pos1, pos2) {
+            if !self.hit.skipped(pos1, pos2) && seed.resolves(self.hit.target, pos1, word, allowed) {
                 if let Some(hsp) = self.hit.simple_hit(&mut self.diag_end[hashed_diag(pos1, pos2)], pos1, pos2) {
                     self.hsps.push(hsp);
                 }
