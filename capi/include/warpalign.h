@@ -316,8 +316,8 @@ typedef struct warpalign_ksw_cache_counters {
 typedef struct warpalign_search_options {
   /**
    * `hitSeed->pattern`, NUL-terminated: 1s (a match, 2 bits), Ts (a match or a transition, 1 bit) and 0s,
-   * 2 to 31 positions (63 for a half-weight seed, Ts and 0s only), at most 28 bits (so no bit is resolved
-   * against the sequences).
+   * 2 to 31 positions (63 for a half-weight seed, Ts and 0s only), at most 28 bits indexed (the bases
+   * `resolving_mask` names are checked at each hit).
    */
   const char *seed;
   /**
@@ -378,6 +378,12 @@ typedef struct warpalign_search_options {
    * seed hits more than this many diagonals above the main one are skipped.
    */
   uint32_t band_width;
+  /**
+   * `hitSeed->resolvingMask` (a seed heavier than `--word`; 0: none): the high bit of each resolved base of
+   * the window's last 16 (bit 2i+1 for the base i from its end; `seed` writes these bases as Ts), compared
+   * with the target's at each hit.
+   */
+  uint32_t resolving_mask;
 } warpalign_search_options;
 
 /**

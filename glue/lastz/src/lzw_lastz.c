@@ -124,6 +124,8 @@ static int lzw_search_covers_params (void)
 	 || ((hs->type != 'S') && (hs->type != 'H') && (hs->type != '_') && (hs->type != 'R'))
 	 || (hs->isHalfweight != (hs->type == 'H'))
 	 || ((hs->resolvingMask != 0) != (hs->type == 'R')) || (hs->revComp)
+	 // (every 1 resolved leaves no flips, which LASTZ's search reads with transitions)
+	 || ((hs->type == 'R') && (hs->transFlips == NULL) && (hs->withTrans > 0))
 	 || (hs->pattern == NULL) || (hs->length < 2) || (hs->weight > 28)
 	 || (hs->withTrans < 0) || (hs->withTrans > 2) || (p->step < 1))
 		return false;
