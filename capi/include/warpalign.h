@@ -937,7 +937,8 @@ int32_t warpalign_search_takes(size_t target_len);
  * index for the seed `seed`, `step` and `--maxwordcount` limits, as in warpalign_search_options), so that
  * it overlaps the caller's own work; warpalign_search_target_create takes it if its target has the same
  * bytes and those options, else prepares again. Optional; nothing starts where warpalign_search_takes says
- * 0. A NULL pointer, a seed it does not take or an empty target is WARPALIGN_STATUS_INVALID_ARGUMENT.
+ * 0. The seed is one that resolves no base (`resolving_mask` 0). A NULL pointer, a seed it does not take
+ * or an empty target is WARPALIGN_STATUS_INVALID_ARGUMENT.
  */
 enum warpalign_status warpalign_search_warm_up(const char *seed,
                                                uint32_t step,

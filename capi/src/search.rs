@@ -143,7 +143,8 @@ fn options_of(o: &WarpalignSearchOptions) -> warpalign::Result<(SearchOptions, S
 /// index for the seed `seed`, `step` and `--maxwordcount` limits, as in warpalign_search_options), so that
 /// it overlaps the caller's own work; warpalign_search_target_create takes it if its target has the same
 /// bytes and those options, else prepares again. Optional; nothing starts where warpalign_search_takes says
-/// 0. A NULL pointer, a seed it does not take or an empty target is WARPALIGN_STATUS_INVALID_ARGUMENT.
+/// 0. The seed is one that resolves no base (`resolving_mask` 0). A NULL pointer, a seed it does not take
+/// or an empty target is WARPALIGN_STATUS_INVALID_ARGUMENT.
 #[no_mangle]
 pub extern "C" fn warpalign_search_warm_up(
     seed: *const c_char,
@@ -159,7 +160,7 @@ pub extern "C" fn warpalign_search_warm_up(
         }
         // SAFETY: a NUL-terminated string (the caller's contract).
         let pattern = unsafe { CStr::from_ptr(seed) }.to_str().map_err(|_| Error::InvalidArgument("seed not ASCII".into()))?;
-        let seed = Seed::parse(pattern).map_err(|e| Error::InvalidArgument(format!("seed {pattern:?}: {e:?}")))?;
+        let seed = Seed::from_lastz(pattern, 0).map_err(|e| Error::InvalidArgument(format!("seed {pattern:?}: {e:?}")))?;
         let options = SearchOptions { seed, step, max_word_count, max_word_count_chasm, ..SearchOptions::lastz_default() };
         // SAFETY: len readable bytes at target (the caller's contract).
         dispatch::warm_up(unsafe { std::slice::from_raw_parts(target, len) }, &options);

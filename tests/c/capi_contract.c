@@ -171,8 +171,11 @@ static void search(void)
 	o.entropic = 1, o.filter_min_matches = -1, o.filter_max_transversions = -1, o.scores = sub;
 	refused(warpalign_search_target_create(&o, ya, 0, &t), "search empty target", "target of 0 bytes");
 	if (t != NULL) fail("search target made on a refusal");
-	o.seed = "11T1";
-	refused(warpalign_search_target_create(&o, ya, 1000, &t), "search half-weight seed", "seed");
+	o.seed = "11Q1";
+	refused(warpalign_search_target_create(&o, ya, 1000, &t), "search seed of an unknown character", "seed");
+	o.seed = "1110100110010101111", o.resolving_mask = 1;
+	refused(warpalign_search_target_create(&o, ya, 1000, &t), "search resolving a low bit", "Unresolvable");
+	o.resolving_mask = 0;
 	o.seed = "111111111111111";
 	refused(warpalign_search_target_create(&o, ya, 1000, &t), "search seed over 28 bits", "Overweight");
 	o.seed = "1110100110010101111", o.step = 0;

@@ -95,7 +95,7 @@ impl Seed {
     /// A seed as LASTZ holds it once parsed: its `pattern` (resolved 1s written as Ts) and `resolvingMask`.
     pub fn from_lastz(pattern: &str, resolving_mask: u32) -> Result<Seed, SeedError> {
         if resolving_mask == 0 {
-            return Seed::parse(pattern);
+            return Seed::parse_for_index(pattern, 0);
         }
         if resolving_mask & 0x5555_5555 != 0 {
             return Err(SeedError::Unresolvable(resolving_mask.count_ones()));
