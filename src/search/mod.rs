@@ -2,8 +2,9 @@
 //! target's position table of seed words, the seed hits of one query strand against it, and their
 //! ungapped x-drop extension into HSPs, in the order LASTZ collects them.
 //!
-//! For now this is the CPU twin of the path LASTZ takes by default: a seed of up to 28 bits, so no bits are
-//! resolved (`--seed=12of19`, `14of22`, `match<N>`, `half<N>`, or a pattern of 1s, Ts and 0s), `--transition`
+//! For now this is the CPU twin of the path LASTZ takes by default: a seed of up to 28 bits indexed, the rest
+//! resolved at each hit (`--seed=12of19`, `14of22`, `match<N>`, `half<N>`, a pattern of 1s, Ts and 0s;
+//! `--word`), `--transition`
 //! none/one/two, `--step`, `--maxwordcount=<limit>[,<chasm>]`, the hit processor `process_for_simple_hit`
 //! with `--filter` and x-drop extension (`--xdrop`; the twin also `--exact`, `--mismatch`, `--nogfextend` and
 //! `process_for_plain_hit`), the entropy adjustment (`--[no]entropy`) and a fixed `--hspthresh` (an adaptive
