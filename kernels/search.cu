@@ -8,8 +8,8 @@
 //  - bucket_count: hits per hashed diagonal, whose scan gives each diagonal's run in the sorted order;
 //  - search_extend: one thread per hashed diagonal, its hits in ordinal order against its own diagEnd
 //    (the only state upstream carries from hit to hit), writing each hit's extension before the entropy step;
-//  - search_compact: the extensions that reach the threshold, in ordinal order (the host applies the entropy
-//    adjustment, which needs the CPU's log to round as the twin's).
+//  - search_compact: the extensions that reach the threshold, in ordinal order, with their hits' query ends
+//    (the host applies the entropy adjustment, which needs the CPU's log to round as the twin's).
 // The twin's arithmetic is int32 (the host keeps sequences under 2^31 bases).
 
 typedef unsigned char u8;
@@ -312,15 +312,17 @@ extern "C" __global__ void extension_flags(const int* out_sim, u32 n, u32* flags
 	if (i < n) flags[i] = out_sim[i] != NO_EXTENSION;
 }
 
-// the extensions kept, in ordinal order: (start1, start2, length, similarity) at slot slots[i]
+// the extensions kept, in ordinal order: (start1, start2, length, similarity, the hit's end in the query) at
+// slot slots[i]
 extern "C" __global__ void search_compact(const u32* slots, const u32* hit1, const u32* hit2, const int* out_sim, const u32* out_start1,
                                           const u32* out_len, u32 n, int* kept) {
 	u32 i = blockIdx.x * blockDim.x + threadIdx.x;
 	if (i >= n || out_sim[i] == NO_EXTENSION) return;
 	u32 k = slots[i];
 	int diag = (int)hit1[i] - (int)hit2[i];
-	kept[4 * k] = (int)out_start1[i];
-	kept[4 * k + 1] = (int)out_start1[i] - diag;
-	kept[4 * k + 2] = (int)out_len[i];
-	kept[4 * k + 3] = out_sim[i];
+	kept[5 * k] = (int)out_start1[i];
+	kept[5 * k + 1] = (int)out_start1[i] - diag;
+	kept[5 * k + 2] = (int)out_len[i];
+	kept[5 * k + 3] = out_sim[i];
+	kept[5 * k + 4] = (int)hit2[i];
 }

@@ -398,6 +398,11 @@ typedef struct warpalign_hsp {
    * The ungapped score, entropy-adjusted when the options say so.
    */
   int32_t score;
+  /**
+   * Where the seed hit that made it ends in the query strand (1-based, `seed_hit_search`'s `pos2`): a search
+   * limit (`--queryhsplimit`) is checked each time a query position's hits are done.
+   */
+  uint32_t hit_pos2;
 } warpalign_hsp;
 
 /**

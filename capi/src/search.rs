@@ -68,6 +68,9 @@ pub struct WarpalignHsp {
     pub length: u32,
     /// The ungapped score, entropy-adjusted when the options say so.
     pub score: i32,
+    /// Where the seed hit that made it ends in the query strand (1-based, `seed_hit_search`'s `pos2`): a search
+    /// limit (`--queryhsplimit`) is checked each time a query position's hits are done.
+    pub hit_pos2: u32,
 }
 
 /// One target's search (its copy of the target and its position table, built once), opaque: made by
@@ -313,7 +316,7 @@ fn strand(
         NANOS.fetch_add(start.elapsed().as_nanos() as u64, Relaxed);
         let found: Vec<WarpalignHsp> = found
             .iter()
-            .map(|h| WarpalignHsp { pos1: h.pos1, pos2: h.pos2, length: h.length, score: h.score })
+            .map(|h| WarpalignHsp { pos1: h.pos1, pos2: h.pos2, length: h.length, score: h.score, hit_pos2: h.hit_pos2 })
             .collect();
         let p = warpalign::memory::malloc_copy(&found).map_err(|e| e.in_batch("HSPs"))?;
         // SAFETY: both writable.

@@ -27,6 +27,16 @@ typedef struct collected {
 	segtable* anchors;	// (an adaptive threshold's table, else NULL)
 } collected;
 
+// the seed hit the hit processor is at (its query end), which the reporter records with each HSP
+static unspos       hitPos2;
+static hitprocessor hitProcessor;
+
+static u64 processing (void* info, unspos pos1, unspos pos2, unspos length)
+	{
+	hitPos2 = pos2;
+	return (*hitProcessor) (info, pos1, pos2, length);
+	}
+
 // the reporter: collect_hsps' add_segment, without lastz.c's globals (mirroring is for --self only);  the
 // HSPs are recorded as they come, and with an adaptive threshold also added to its table
 static u32 collect (void* info, unspos pos1, unspos pos2, unspos length, score s)
@@ -43,6 +53,7 @@ static u32 collect (void* info, unspos pos1, unspos pos2, unspos length, score s
 	c->v[c->len].score  = s;
 	c->v[c->len].anchors_before   = 0;
 	c->v[c->len].low_score_before = 0;
+	c->v[c->len].hit_pos2         = hitPos2;
 	if (c->anchors != NULL)
 		{
 		c->v[c->len].anchors_before   = c->anchors->len;
@@ -172,9 +183,10 @@ static uint32_t search
 		seq2.v = (u8*) queries[k];  seq2.len = seq2.size = qlens[k];
 		seq2.revCompFlags = (options->self_compare == 2)? rcf_revcomp : rcf_forward;
 		before = c.len;
+		hitProcessor = (options->plain_hits)? process_for_plain_hit : process_for_simple_hit;
 		seed_hit_search (&seq1, pt, &seq2, 0, qlens[k], /*selfCompare*/ options->self_compare != 0,
-		                 upper_nuc_to_bits, hitSeed, /*searchLimit*/ 0, /*reportSearchLimit*/ 0,
-		                 options->band_width, (options->plain_hits)? process_for_plain_hit : process_for_simple_hit, &info);
+		                 upper_nuc_to_bits, hitSeed, options->search_limit, /*reportSearchLimit*/ 0,
+		                 options->band_width, processing, &info);
 		counts[k] = c.len - before;
 		// the census's masking after the strand (mask_interval calls remove_interval_seeds first, which
 		// reads the bases as yet unmasked, then writes the 'x's)

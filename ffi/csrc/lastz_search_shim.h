@@ -15,6 +15,8 @@ typedef struct warpalign_oracle_lastz_hsp {
 	 * reported, which the entropy adjustment read (0 otherwise) */
 	uint32_t  anchors_before;
 	int32_t   low_score_before;
+	/* where the seed hit that made it ends in the query (seed_hit_search's pos2 of that hit) */
+	uint32_t  hit_pos2;
 } warpalign_oracle_lastz_hsp;
 
 /* The options of the search, as LASTZ's parse_options leaves them. */
@@ -45,6 +47,7 @@ typedef struct warpalign_oracle_lastz_search_options {
 	int32_t     self_compare;      /* --self: 0 no, 1 every query is the target itself (sameStrand), 2 every
 	                                * query is the target's reverse complement (unpartitioned) */
 	uint32_t    band_width;        /* --band (0: none) */
+	uint32_t    search_limit;      /* seed_hit_search's searchLimit for each query (0: none), its warning off */
 	const uint32_t* partitions;    /* a [multiple] target: n_partitions (sepBefore, sepAfter) pairs, the
 	                                * positions of the NULs around each sequence (the first at 0, the last
 	                                * at tlen); every query gets the same partitions (--self: the target, or

@@ -194,9 +194,9 @@ pub(super) fn search_strand(rt: &GpuRuntime, t: &DeviceTable, e: &SearchEngine, 
             if n_hits > 0 {
                 assert!(n_hits < u32::MAX as usize, "a chunk's ordinals are u32");
                 let kept = chunk(&st, t, &d_params, &d_query, &d_offs, block, r, first_hit, n_hits, &mut d_diag_end)?;
-                hsps.extend(kept.chunks_exact(4).filter_map(|k| {
-                    let [pos1, pos2, length, similarity] = [k[0], k[1], k[2], k[3]];
-                    hit.threshold(Extended { pos1: pos1 as u32, pos2: pos2 as u32, length: length as u32, similarity })
+                hsps.extend(kept.chunks_exact(5).filter_map(|k| {
+                    let [pos1, pos2, length, similarity, hit_pos2] = [k[0], k[1], k[2], k[3], k[4]];
+                    hit.threshold(Extended { pos1: pos1 as u32, pos2: pos2 as u32, length: length as u32, similarity }, hit_pos2 as u32)
                 }));
             }
             first_hit += n_hits as u64;
@@ -208,7 +208,7 @@ pub(super) fn search_strand(rt: &GpuRuntime, t: &DeviceTable, e: &SearchEngine, 
 
 /// Steps 1 to 4 for the positions `block + r` (ordinals from `first_hit` in `offs`, `n_hits` of them):
 /// the extensions that reach the threshold before the entropy step, in ordinal order, as (start1, start2,
-/// length, similarity).
+/// length, similarity, the seed hit's end in the query).
 #[allow(clippy::too_many_arguments)]
 fn chunk(
     st: &Arc<CudaStream>,
@@ -283,7 +283,7 @@ fn chunk(
     if n_kept == 0 {
         return Ok(Vec::new());
     }
-    let mut kept = alloc::<i32>(st, 4 * n_kept)?;
+    let mut kept = alloc::<i32>(st, 5 * n_kept)?;
     let mut l = st.launch_builder(&t.k.compact);
     l.arg(&slots).arg(&hit1).arg(&hit2).arg(&sim).arg(&start1).arg(&len).arg(&n).arg(&mut kept);
     // SAFETY: the arguments match search_compact's; the slots lie in 0..n_kept.

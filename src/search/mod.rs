@@ -10,7 +10,8 @@
 //! `process_for_plain_hit`), the entropy adjustment (`--[no]entropy`) and a fixed `--hspthresh` (an adaptive
 //! one, `top<n>`, is threshold 0 without entropy here: LASTZ's glue adjusts each HSP against its anchors);
 //! `--self` (a target of one sequence) with `--band`; dynamic masking between strands (`--masking`,
-//! [`SearchEngine::mask`]); no search limit. It is checked HSP by HSP against upstream's
+//! [`SearchEngine::mask`]); each HSP with its seed hit's query end, for LASTZ's search limit. It is checked
+//! HSP by HSP against upstream's
 //! own functions (`ffi`, tests/search).
 //!
 //! # Sequences
@@ -37,6 +38,9 @@ pub struct Hsp {
     pub length: u32,
     /// The ungapped score, entropy-adjusted when the adjustment is on.
     pub score: i32,
+    /// Where in the query strand the seed hit that made it ends (1-based, as `seed_hit_search`'s `pos2`):
+    /// LASTZ checks its search limit (`--queryhsplimit`) as each query position's hits are done.
+    pub hit_pos2: u32,
 }
 
 /// The search's options, as LASTZ's option parser leaves them.

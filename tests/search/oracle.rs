@@ -18,7 +18,7 @@ pub fn oracle(target: &[u8], queries: &[&[u8]], pattern: &str, o: &SearchOptions
 /// As [`oracle`], with LASTZ's dynamic masking after strand k of the census intervals `masks[k]` (1-based,
 /// inclusive; none where `masks` is shorter).
 pub fn oracle_masked(target: &[u8], queries: &[&[u8]], pattern: &str, o: &SearchOptions, masks: &[Vec<(u32, u32)>]) -> Vec<Vec<Hsp>> {
-    run_oracle(target, queries, pattern, o, masks, 0).into_iter().map(|q| q.into_iter().map(|(h, _)| h).collect()).collect()
+    run_oracle(target, queries, pattern, o, masks, 0, 0).into_iter().map(|q| q.into_iter().map(|(h, _)| h).collect()).collect()
 }
 
 /// As [`oracle`] with an adaptive threshold, `--hspthresh=top<top>` (`o.hsp_threshold` unread): the HSPs of
@@ -26,7 +26,28 @@ pub fn oracle_masked(target: &[u8], queries: &[&[u8]], pattern: &str, o: &Search
 /// Each HSP comes with the table's `(len, lowScore)` when it was reported, which its entropy adjustment read.
 pub fn oracle_adaptive(target: &[u8], queries: &[&[u8]], pattern: &str, o: &SearchOptions, top: u32) -> Vec<Vec<(Hsp, (u32, i32))>> {
     assert!(top > 0);
-    run_oracle(target, queries, pattern, o, &[], top)
+    run_oracle(target, queries, pattern, o, &[], top, 0)
+}
+
+/// As [`oracle`] with a search limit: `seed_hit_search`'s `searchLimit` for each strand (`--queryhsplimit`).
+pub fn oracle_limited(target: &[u8], queries: &[&[u8]], pattern: &str, o: &SearchOptions, limit: u32) -> Vec<Vec<Hsp>> {
+    run_oracle(target, queries, pattern, o, &[], 0, limit).into_iter().map(|q| q.into_iter().map(|(h, _)| h).collect()).collect()
+}
+
+/// What the rebuilt LASTZ reports of a strand's whole list under a search limit (`lzw_search_strand`): it
+/// counts the HSPs the reporter takes (`collect_hsps` returns their length), and once they exceed the limit,
+/// stops where the query position's hits are done, as `seed_hit_search` does.
+pub fn cut_at_limit(hsps: &[Hsp], limit: u32) -> Vec<Hsp> {
+    let mut to_go = limit as i64;
+    for (k, h) in hsps.iter().enumerate() {
+        if h.length > 0 {
+            to_go -= 1;
+        }
+        if to_go < 0 && hsps.get(k + 1).is_none_or(|next| next.hit_pos2 != h.hit_pos2) {
+            return hsps[..=k].to_vec();
+        }
+    }
+    hsps.to_vec()
 }
 
 fn run_oracle(
@@ -36,6 +57,7 @@ fn run_oracle(
     o: &SearchOptions,
     masks: &[Vec<(u32, u32)>],
     top: u32,
+    limit: u32,
 ) -> Vec<Vec<(Hsp, (u32, i32))>> {
     let seed = CString::new(pattern).unwrap();
     // as LASTZ holds them: a NUL after each sequence
@@ -72,6 +94,7 @@ fn run_oracle(
             SelfCompare::OppositeStrand => 2,
         },
         band_width: o.band_width,
+        search_limit: limit,
         partitions: parts.as_ptr(),
         n_partitions: o.partitions.len() as u32,
     };
@@ -102,7 +125,8 @@ fn run_oracle(
             let hsps = (next..next + n as usize)
                 .map(|i| {
                     let h = unsafe { &*out.add(i) };
-                    (Hsp { pos1: h.pos1, pos2: h.pos2, length: h.length, score: h.score }, (h.anchors_before, h.low_score_before))
+                    let hsp = Hsp { pos1: h.pos1, pos2: h.pos2, length: h.length, score: h.score, hit_pos2: h.hit_pos2 };
+                    (hsp, (h.anchors_before, h.low_score_before))
                 })
                 .collect();
             next += n as usize;
@@ -384,6 +408,36 @@ fn random_pairs_twin_vs_oracle() {
     assert!(bad.is_empty(), "{} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
 }
 
+
+/// `--queryhsplimit`: upstream's search of each strand with a limit against the twin's whole list cut where the
+/// rebuilt LASTZ stops reporting it.
+#[test]
+fn search_limit_twin_vs_oracle() {
+    let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 4;
+    let seed = env_u64("WARPALIGN_SEARCH_SEED", 23) + 8;
+    let scoring = ScoreMatrix::masked_hoxd70();
+    let (hsps, cut) = (std::sync::atomic::AtomicU64::new(0), std::sync::atomic::AtomicU64::new(0));
+    let bad = failing_cases(n, |i| {
+        let mut rng = Rng::for_case(seed, i);
+        let (t, q) = if i % 4 == 3 { collision_pair(&mut rng) } else { random_pair(&mut rng) };
+        let (pattern, o) = if i % 3 == 2 { random_other_extension(&mut rng, t.len()) } else { random_options(&mut rng, t.len()) };
+        let limit = pick(&mut rng, &[1, 2, 5, 20, 100, 1000]);
+        let rc = rev_comp(&q);
+        let strands: [&[u8]; 2] = [&q, &rc];
+        let (tw, or) = (twin(&t, &strands, &o, &scoring), oracle_limited(&t, &strands, &pattern, &o, limit));
+        for k in 0..2 {
+            let want = cut_at_limit(&tw[k], limit);
+            hsps.fetch_add(want.len() as u64, std::sync::atomic::Ordering::Relaxed);
+            cut.fetch_add((want.len() < tw[k].len()) as u64, std::sync::atomic::Ordering::Relaxed);
+            if let Some(why) = compare(&want, &or[k]) {
+                return Some(format!("case {i} (seed {seed}; target {} bp, query {} bp, seed {pattern}, limit {limit}, {o:?}): {why}", t.len(), q.len()));
+            }
+        }
+        None
+    });
+    eprintln!("{n} pairs with a search limit (both strands), {} HSPs compared, {} strands cut", hsps.into_inner(), cut.into_inner());
+    assert!(bad.is_empty(), "{} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
+}
 
 /// Seeds heavier than `--word` (their last 1s resolved against the target at each hit, with the transitions
 /// the word's flips leave): random pairs and collision pairs, twin vs oracle.

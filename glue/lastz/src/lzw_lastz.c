@@ -61,8 +61,9 @@ void __wrap_exit (int status)
 //	process_for_simple_hit would hand them on (end positions, length,
 //	score), with the one other thing the search changes (the anchors'
 //	haveScores), so the anchors, the early extensions and any output are
-//	upstream's.  Returns false, having done nothing, where upstream's search
-//	must run.
+//	upstream's;  with a search limit (--queryhsplimit), only as many as
+//	upstream's search reports before it stops.  Returns false, having done
+//	nothing, where upstream's search must run.
 //
 //----------
 
@@ -95,9 +96,11 @@ static int lzw_search_covers_params (void)
 	seed*        hs = p->hitSeed;
 	const char*  c;
 
+	// (a search limit with dynamic masking could split a run between both
+	// searches, and their warnings' "first report" between two flags)
 	if ((p != &lzParams) || (p->inferScores) || (p->capsule != NULL)
-	 || (p->targetIsQuantum) || (p->anchorsFile != NULL)
-	 || (p->hspImmediate) || (p->searchLimit != 0)
+	 || (p->targetIsQuantum) || (p->anchorsFile != NULL) || (p->hspImmediate)
+	 || ((p->searchLimit != 0) && (p->dynamicMasking != 0))
 	 || ((p->dynamicMasking != 0) && (p->selfCompare)))
 		return false;
 	if ((seed_search_dbgDumpRawHits) || (seed_search_dbgShowRawHits)
@@ -318,7 +321,30 @@ static score lzw_adaptive_score (hitprocinfo* hp, const warpalign_hsp* h)
 	return similarity;
 	}
 
-static int lzw_search_strand (seq* target, seq* query, hitprocessor hitProc, void* hitProcInfo)
+// lzw_warn_for_search_limit--
+//	seed_search.c's warn_for_search_limit (static there), for the strands
+//	warpalign's search stops:  the same count, the same warning.
+
+static void lzw_warn_for_search_limit (seq* query, u32 reportSearchLimit)
+	{
+	static int firstReport = true;
+	char*      name2;
+
+	seed_search_dbgSearchLimitExceeded++;
+	if (reportSearchLimit == 0) return;
+
+	name2 = (query->useFullNames)? query->header : query->shortHeader;
+	fprintf (stderr, "WARNING. Query \"%s\" contains more than %s HSPs.\n",
+	                 name2, commatize(reportSearchLimit));
+
+	if (firstReport)
+		{
+		fprintf (stderr, "All HSPs for this query are discarded and the query is not processed further.\n");
+		firstReport = false;
+		}
+	}
+
+static int lzw_search_strand (seq* target, seq* query, hitprocessor hitProc, void* hitProcInfo, u32 searchLimit)
 	{
 	hitprocsimple*            info = (hitprocsimple*) hitProcInfo;
 	hitprocinfo*              hp;
@@ -328,6 +354,8 @@ static int lzw_search_strand (seq* target, seq* query, hitprocessor hitProc, voi
 	warpalign_status          status;
 	int                       adaptive;
 	score                     s;
+	s32                       searchToGo;
+	u32                       basesHit;
 	static int                reporting = false;
 
 	if (!reporting)
@@ -414,14 +442,25 @@ static int lzw_search_strand (seq* target, seq* query, hitprocessor hitProc, voi
 
 	// as xdrop_extend_seed_hit does for each HSP it keeps:  the anchors have
 	// their scores (else finish_one_strand scores them again, unadjusted);
-	// the other extensions leave that to finish_one_strand
+	// the other extensions leave that to finish_one_strand.  With a search
+	// limit, the HSPs the reporter takes count down as in the hit processors,
+	// and upstream's search stops once the count is below zero when a query
+	// position's hits are done
+	searchToGo = (s32) searchLimit;
 	for (ix=0 ; ix<n ; ix++)
 		{
 		s = (adaptive)? lzw_adaptive_score (hp, &hsps[ix]) : hsps[ix].score;
 		if ((hp->anchors != NULL) && (hp->gfExtend == gfexXDrop)) (*(hp->anchors))->haveScores = true;
-		(*hp->reporter) (hp->reporterInfo,
-		                 hsps[ix].pos1 + hsps[ix].length, hsps[ix].pos2 + hsps[ix].length,
-		                 hsps[ix].length, s);
+		basesHit = (*hp->reporter) (hp->reporterInfo,
+		                            hsps[ix].pos1 + hsps[ix].length, hsps[ix].pos2 + hsps[ix].length,
+		                            hsps[ix].length, s);
+		if (basesHit > 0) searchToGo--;
+		if ((searchLimit > 0) && (searchToGo < 0)
+		 && ((ix+1 == n) || (hsps[ix+1].hit_pos2 != hsps[ix].hit_pos2)))
+			{
+			lzw_warn_for_search_limit (query, (currParams->searchLimitWarn)? currParams->searchLimit : 0);
+			break;
+			}
 		}
 
 	warpalign_search_hsps_free (hsps);

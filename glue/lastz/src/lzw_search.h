@@ -20,13 +20,13 @@
 #define lzw_search_H
 
 #ifdef lzwRouting
-static int  lzw_search_strand  (seq* target, seq* query, hitprocessor hitProc, void* hitProcInfo);
+static int  lzw_search_strand  (seq* target, seq* query, hitprocessor hitProc, void* hitProcInfo, u32 searchLimit);
 static void lzw_search_warm_up (seq* target);
 static int  lzw_search_skips_table (seq* target);
 static postable* lzw_search_table  (seq* target, postable* targPositions);
 static void lzw_search_mask    (unspos b, unspos e);
 #else
-#define lzw_search_strand(target,query,hitProc,hitProcInfo) (false)
+#define lzw_search_strand(target,query,hitProc,hitProcInfo,searchLimit) (false)
 #define lzw_search_warm_up(target)
 #define lzw_search_skips_table(target) (false)
 #define lzw_search_table(target,targPositions) (targPositions)

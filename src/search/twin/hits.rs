@@ -176,16 +176,16 @@ impl HitProcessor<'_> {
             }
         }
         match self.options.extension {
-            Extension::XDrop => self.threshold(self.xdrop_extend(diag_end, pos1, pos2)),
+            Extension::XDrop => self.threshold(self.xdrop_extend(diag_end, pos1, pos2), pos2),
             Extension::Exact => self.match_extend(diag_end, pos1, pos2, length),
             Extension::Mismatch(m) => self.mismatch_extend(diag_end, pos1, pos2, length, m as usize),
             Extension::None => {
                 *diag_end = pos2;
-                Some(Hsp { pos1: pos1 - length, pos2: pos2 - length, length, score: 0 })
+                Some(Hsp { pos1: pos1 - length, pos2: pos2 - length, length, score: 0, hit_pos2: pos2 })
             }
             // process_for_plain_hit, which has no diagonal hash: nothing raises this one's end, so the overlap
             // test above drops no hit
-            Extension::Plain => Some(Hsp { pos1: pos1 - length, pos2: pos2 - length, length, score: 0 }),
+            Extension::Plain => Some(Hsp { pos1: pos1 - length, pos2: pos2 - length, length, score: 0, hit_pos2: pos2 }),
         }
     }
 
@@ -252,7 +252,7 @@ impl HitProcessor<'_> {
         if length < self.options.hsp_threshold as u32 {
             return None;
         }
-        Some(Hsp { pos1: (left + 1) as u32, pos2: (left + 1 - diag) as u32, length, score: length as i32 })
+        Some(Hsp { pos1: (left + 1) as u32, pos2: (left + 1 - diag) as u32, length, score: length as i32, hit_pos2: pos2 })
     }
 
     /// `mismatch_extend_seed_hit` with at most `m` mismatches (a mismatch: the bases differ, or either is not
@@ -372,7 +372,7 @@ impl HitProcessor<'_> {
         if length < self.options.hsp_threshold as u32 {
             return None;
         }
-        Some(Hsp { pos1: (left + 1) as u32, pos2: (left + 1 - diag) as u32, length, score: length as i32 })
+        Some(Hsp { pos1: (left + 1) as u32, pos2: (left + 1 - diag) as u32, length, score: length as i32, hit_pos2: pos2 })
     }
 
     /// `filter_seed_hit_by_subs`: whether the hit `[pos - length, pos)` has too few matches or too many
@@ -444,8 +444,8 @@ impl HitProcessor<'_> {
     }
 
     /// The rest of `xdrop_extend_seed_hit`: the entropy adjustment and the threshold. An extension below the
-    /// threshold is not adjusted, so it is dropped whatever its entropy.
-    pub fn threshold(&self, e: Extended) -> Option<Hsp> {
+    /// threshold is not adjusted, so it is dropped whatever its entropy. `hit_pos2`: the seed hit's end.
+    pub fn threshold(&self, e: Extended, hit_pos2: u32) -> Option<Hsp> {
         let (t, q) = (self.target, self.query);
         let mut similarity = e.similarity;
         let threshold = self.options.hsp_threshold;
@@ -457,7 +457,7 @@ impl HitProcessor<'_> {
         if similarity < threshold {
             return None;
         }
-        Some(Hsp { pos1: e.pos1, pos2: e.pos2, length: e.length, score: similarity })
+        Some(Hsp { pos1: e.pos1, pos2: e.pos2, length: e.length, score: similarity, hit_pos2 })
     }
 }
 
