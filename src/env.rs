@@ -90,6 +90,7 @@ fn sweep(s: &str) -> Option<Sweep> {
         "spec" => Some(Sweep::Spec),
         "8" => Some(Sweep::Lanes8),
         "16" => Some(Sweep::Lanes16),
+        "32" => Some(Sweep::Lanes32),
         _ => None,
     }
 }
@@ -129,7 +130,7 @@ pub static KSW_GPU_PROFILE: Var<bool> = switch("WARPALIGN_KSW_GPU_PROFILE");
 pub static CHAIN_GPU_PROFILE: Var<bool> = switch("WARPALIGN_CHAIN_GPU_PROFILE");
 pub static YDROP_GPU_PROFILE: Var<bool> = switch("WARPALIGN_YDROP_GPU_PROFILE");
 pub static SEED_GPU_PROFILE: Var<bool> = switch("WARPALIGN_SEED_GPU_PROFILE");
-pub static YDROP_SWEEP: Var<Sweep> = Var { name: "WARPALIGN_YDROP_SWEEP", accepts: "spec, 8 or 16", parse: sweep };
+pub static YDROP_SWEEP: Var<Sweep> = Var { name: "WARPALIGN_YDROP_SWEEP", accepts: "spec, 8, 16 or 32", parse: sweep };
 pub static YDROP_AHEAD: Var<usize> = Var { name: "WARPALIGN_YDROP_AHEAD", accepts: "0 to 255 anchors", parse: ahead };
 pub static YDROP_DEPTH: Var<u32> =
     Var { name: "WARPALIGN_YDROP_DEPTH", accepts: "a positive integer (alignments)", parse: depth };
@@ -228,7 +229,7 @@ mod tests {
         assert_eq!(mib(&(usize::MAX >> 20).to_string()), Some((usize::MAX >> 20) << 20));
         assert_eq!(mib(&((usize::MAX >> 20) + 1).to_string()), None, "its bytes overflow");
 
-        assert_eq!(["spec", "8", "16"].map(sweep), [Sweep::Spec, Sweep::Lanes8, Sweep::Lanes16].map(Some));
+        assert_eq!(["spec", "8", "16", "32"].map(sweep), [Sweep::Spec, Sweep::Lanes8, Sweep::Lanes16, Sweep::Lanes32].map(Some));
         for s in ["SPEC", "4", "32", "avx2"] {
             assert_eq!(sweep(s), None, "{s}");
         }

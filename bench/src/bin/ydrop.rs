@@ -199,6 +199,7 @@ fn main() {
         Sweep::Spec => "spec sweep",
         Sweep::Lanes8 => "vector sweep, 8 lanes (AVX2)",
         Sweep::Lanes16 => "vector sweep, 16 lanes (AVX-512)",
+        Sweep::Lanes32 => "vector sweep, 32 lanes (AVX-512BW)",
     };
     let sweeps: Vec<Sweep> = std::iter::once(Sweep::Spec).chain(Sweep::vectors()).collect();
     if one_thread {

@@ -61,12 +61,15 @@ pub enum Sweep {
     Lanes8,
     /// Row-parallel, 16 columns at a time (AVX-512), likewise.
     Lanes16,
+    /// Row-parallel, 32 columns at a time in 16-bit lanes (AVX-512BW), likewise, where the call's scores fit
+    /// (`vector::Cell`); the 16-column sweep otherwise.
+    Lanes32,
 }
 
 impl Sweep {
     /// The vector sweeps this CPU runs, widest first.
     pub fn vectors() -> Vec<Sweep> {
-        [Sweep::Lanes16, Sweep::Lanes8].into_iter().filter(|s| vector::available(s.lanes())).collect()
+        [Sweep::Lanes32, Sweep::Lanes16, Sweep::Lanes8].into_iter().filter(|s| vector::available(s.lanes())).collect()
     }
 
     fn lanes(self) -> usize {
@@ -74,12 +77,13 @@ impl Sweep {
             Sweep::Spec => 1,
             Sweep::Lanes8 => 8,
             Sweep::Lanes16 => 16,
+            Sweep::Lanes32 => 32,
         }
     }
 }
 
 /// The sweep calls take: the widest vector sweep of this CPU, unless `WARPALIGN_YDROP_SWEEP` says `spec`,
-/// `8` or `16`.
+/// `8`, `16` or `32`.
 pub fn default_sweep() -> Sweep {
     static CHOICE: std::sync::OnceLock<Sweep> = std::sync::OnceLock::new();
     *CHOICE.get_or_init(|| {
@@ -100,7 +104,8 @@ pub fn cells_swept() -> u64 {
 struct ThreadScratch {
     sweep: Scratch,
     ops: Vec<u32>,
-    rows: vector::Rows,
+    rows: vector::Rows<i32>,
+    narrow_rows: vector::Rows<i16>,
     /// The thread's traceback is kept within [`TB_KEPT_MAX`] ([`share_traceback_budget`]).
     budgeted: bool,
     /// Traceback bytes this thread keeps touched between calls, counted in [`TB_KEPT`] when budgeted, and the
@@ -328,6 +333,7 @@ fn one_sided_with<K: Constraints>(job: &YdropJob, out: &mut YdropResult, constra
         keep_traceback(t);
         t.sweep.trim(SCRATCH_KEPT_MAX);
         t.rows.trim(SCRATCH_KEPT_MAX);
+        t.narrow_rows.trim(SCRATCH_KEPT_MAX);
         free_past(&mut t.ops, SCRATCH_KEPT_MAX);
         ran
     })
@@ -343,11 +349,18 @@ fn fill_and_trace<K: Constraints>(
     t: &mut ThreadScratch,
     out: &mut YdropResult,
 ) -> Result<Extent, OutOfMemory> {
-    let ThreadScratch { sweep: scratch, ops, rows, .. } = t;
+    let ThreadScratch { sweep: scratch, ops, rows, narrow_rows, .. } = t;
     // (the traceback's whole size at once, as LASTZ allocates its own)
     reserve_traceback(&mut scratch.tb, params.tb_len.max(0) as usize);
     let vector = match sweep {
         Sweep::Spec => None,
+        Sweep::Lanes32 => match vector::fill(a, b, params, constraints, scratch, narrow_rows, 32)? {
+            Some(f) => Some(f),
+            None => {
+                constraints.restart();
+                vector::fill(a, b, params, constraints, scratch, rows, 16)?
+            }
+        },
         _ => vector::fill(a, b, params, constraints, scratch, rows, sweep.lanes())?,
     };
     let f = match vector {

@@ -23,28 +23,28 @@ const BEST_MAX: i32 = 1 << 30;
 /// A row at most this many gap extensions wide: the sweep's insertion score, reset to NEG_INF, cannot wrap.
 const ROW_GAP_MAX: i64 = 1 << 24;
 /// Cells before a row's first column in its array: the diagonal load at `col - 1` stays inside.
-const PAD: usize = 16;
-/// Cells after the last column a row visits: a chunk of 16 may write 15 past it.
-const TAIL: usize = 16;
+const PAD: usize = 32;
+/// Cells after the last column a row visits: a chunk of 32 may write 31 past it.
+const TAIL: usize = 32;
 /// No such column in a row (RowOut).
 const NO_POS: usize = usize::MAX;
 
-/// Per-thread rows reused across calls.
+/// Per-thread rows reused across calls, their scores held as `E`.
 #[derive(Default)]
-pub(crate) struct Rows {
-    prev_c: Vec<i32>,
-    prev_d: Vec<i32>,
-    cur_c: Vec<i32>,
-    cur_d: Vec<i32>,
+pub(crate) struct Rows<E> {
+    prev_c: Vec<E>,
+    prev_d: Vec<E>,
+    cur_c: Vec<E>,
+    cur_d: Vec<E>,
     /// Substitution profiles of b: `profiles[slot_of[x]][k]` is the score of byte x of a against `b[k]`,
     /// filled for `k < filled[slot]` as the sweep moves right (its columns only grow).
-    profiles: Vec<Vec<i32>>,
+    profiles: Vec<Vec<E>>,
     filled: Vec<usize>,
     slot_of: Vec<u8>,
     masks: Vec<u32>,
 }
 
-impl Rows {
+impl<E> Rows<E> {
     /// Frees the buffers that hold more than `max` bytes (a profile holds 4 bytes a column of b, from column 0).
     pub(crate) fn trim(&mut self, max: usize) {
         for v in [&mut self.prev_c, &mut self.prev_d, &mut self.cur_c, &mut self.cur_d] {
@@ -56,13 +56,14 @@ impl Rows {
     }
 }
 
-/// Whether this CPU has `lanes`-wide vectors for the sweep (8: AVX2, 16: AVX-512).
+/// Whether this CPU has `lanes`-wide vectors for the sweep (8: AVX2, 16: AVX-512, 32: AVX-512BW).
 pub(crate) fn available(lanes: usize) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         match lanes {
             8 => std::arch::is_x86_feature_detected!("avx2"),
             16 => std::arch::is_x86_feature_detected!("avx512f"),
+            32 => std::arch::is_x86_feature_detected!("avx512bw"),
             _ => false,
         }
     }
@@ -73,23 +74,81 @@ pub(crate) fn available(lanes: usize) -> bool {
     }
 }
 
-fn grow(v: &mut Vec<i32>, len: usize) -> Result<(), OutOfMemory> {
+fn grow<E: Cell>(v: &mut Vec<E>, len: usize) -> Result<(), OutOfMemory> {
     if v.len() < len {
-        try_resize(v, len, NEG_INF)?;
+        try_resize(v, len, E::NEG)?;
     }
     Ok(())
 }
 
-/// [`super::sweep::fill`] in `lanes` (8 or 16) lanes, or None (the constraints may have been queried) when the
-/// CPU lacks them or the call is not one the vector sweep can do exactly. An error when the sweep's memory
-/// cannot be allocated.
-pub(crate) fn fill<K: Constraints>(
+/// How a sweep's rows hold scores: `i32`, LASTZ's own (8 and 16 lanes), or `i16` relative to the row's y-drop
+/// floor as the row starts (32 lanes), with saturating arithmetic.
+///
+/// Why 16 bits decide every cell as LASTZ does: with `base` the floor at the row's start (the best so far less
+/// the y-drop), a cell is live only at or above the floor, which only rises along the row; every score in the
+/// row is at most the best so far plus the largest substitution score; and the next row's floor is at most that
+/// much higher. So every score that decides a cell, a link on a path or a best lies within
+/// `[-(gap open + extend) - largest substitution, y-drop + largest substitution + 32 extensions]` of `base`,
+/// which [`fill`] admits only when it fits well inside 16 bits. Anything lower saturates at `i16::MIN`, where it
+/// stays below every floor, as its true value does; a comparison between two such values decides only pruned
+/// cells, whose links are 0.
+pub(crate) trait Cell: Copy + 'static {
+    const NEG: Self;
+    /// Scores relative to the row's floor (else as they are).
+    const RELATIVE: bool;
+    /// `score` stored in a row whose floor is `base`.
+    fn stored(score: i32, base: i32) -> Self;
+    fn widen(self) -> i32;
+    /// [`scan_row`] in `lanes` lanes of this type, the row above's scores read less `delta` (the floor's rise).
+    ///
+    /// # Safety
+    /// As [`scan_row`]'s.
+    unsafe fn scan(lanes: usize, io: RowIo<Self>, k: &RowConsts, best: i32, boundary: i32, delta: i32) -> RowOut;
+}
+
+impl Cell for i32 {
+    const NEG: i32 = NEG_INF;
+    const RELATIVE: bool = false;
+    fn stored(score: i32, _: i32) -> i32 {
+        score
+    }
+    fn widen(self) -> i32 {
+        self
+    }
+    unsafe fn scan(lanes: usize, io: RowIo<i32>, k: &RowConsts, best: i32, boundary: i32, _: i32) -> RowOut {
+        scan_row_in(lanes, io, k, best, boundary)
+    }
+}
+
+impl Cell for i16 {
+    const NEG: i16 = i16::MIN;
+    const RELATIVE: bool = true;
+    fn stored(score: i32, base: i32) -> i16 {
+        (score as i64 - base as i64).clamp(i16::MIN as i64, i16::MAX as i64) as i16
+    }
+    fn widen(self) -> i32 {
+        self as i32
+    }
+    unsafe fn scan(_: usize, io: RowIo<i16>, k: &RowConsts, best: i32, boundary: i32, delta: i32) -> RowOut {
+        scan_row_narrow(io, k, best, boundary, delta)
+    }
+}
+
+/// The 32-lane sweep's largest positive substitution score, and its bound on the other scores' span around a
+/// row's floor (see [`Cell`]).
+const NARROW_SUB_MAX: i32 = 1000;
+const NARROW_SPAN_MAX: i64 = 30_000;
+
+/// [`super::sweep::fill`] in `lanes` (8 or 16 with `i32` rows, 32 with `i16`) lanes, or None (the constraints
+/// may have been queried) when the CPU lacks them or the call is not one the vector sweep can do exactly. An
+/// error when the sweep's memory cannot be allocated.
+pub(crate) fn fill<K: Constraints, E: Cell>(
     a: &[u8],
     b: &[u8],
     p: &Params,
     bounds: &mut K,
     s: &mut Scratch,
-    v: &mut Rows,
+    v: &mut Rows<E>,
     lanes: usize,
 ) -> Result<Option<Fill>, OutOfMemory> {
     let m = a.len() as u32;
@@ -99,7 +158,10 @@ pub(crate) fn fill<K: Constraints>(
         && p.gap_open >= 0
         && p.gap_extend >= 0
         && (0..=Y_DROP_MAX).contains(&p.y_drop)
-        && p.gap_open as i64 + p.gap_extend as i64 <= GAP_OE_MAX;
+        && p.gap_open as i64 + p.gap_extend as i64 <= GAP_OE_MAX
+        && (!E::RELATIVE
+            || p.y_drop as i64 + p.gap_open as i64 + 34 * p.gap_extend as i64 + 2 * NARROW_SUB_MAX as i64
+                <= NARROW_SPAN_MAX);
     if !admitted {
         return Ok(None);
     }
@@ -116,11 +178,14 @@ pub(crate) fn fill<K: Constraints>(
     // row 0 as the sweep stores it
     v.prev_c.clear();
     v.prev_d.clear();
-    v.prev_c.resize(PAD, NEG_INF);
-    v.prev_d.resize(PAD, NEG_INF);
+    v.prev_c.resize(PAD, E::NEG);
+    v.prev_d.resize(PAD, E::NEG);
+    // (relative rows: row 0's floor, the best 0 less the y-drop)
+    let base_of = |best: i32| if E::RELATIVE { best.wrapping_sub(y_drop) } else { 0 };
+    let mut prev_score_base = base_of(0);
     for (c, d) in row0(n, gap_e, gap_oe, y_drop) {
-        try_push(&mut v.prev_c, c)?;
-        try_push(&mut v.prev_d, d)?;
+        try_push(&mut v.prev_c, E::stored(c, prev_score_base))?;
+        try_push(&mut v.prev_d, E::stored(d, prev_score_base))?;
     }
     let mut ry = (v.prev_c.len() - PAD) as u32;
     s.start_fill(ry)?;
@@ -136,7 +201,9 @@ pub(crate) fn fill<K: Constraints>(
         let x = a[row as usize - 1] as usize;
         let srow: &[i32; 256] = p.sub[x * 256..][..256].try_into().unwrap();
         if v.slot_of[x] == NO_SLOT {
-            if !srow.iter().all(|v| v.unsigned_abs() <= SUB_ABS_MAX) || v.filled.len() >= NO_SLOT as usize {
+            if !srow.iter().all(|v| v.unsigned_abs() <= SUB_ABS_MAX && (!E::RELATIVE || *v <= NARROW_SUB_MAX))
+                || v.filled.len() >= NO_SLOT as usize
+            {
                 return Ok(None);
             }
             v.slot_of[x] = v.filled.len() as u8;
@@ -150,6 +217,8 @@ pub(crate) fn fill<K: Constraints>(
             return Ok(None);
         }
         f.a_read = row;
+        // (relative rows: this row's scores less its floor as it starts)
+        let score_base = base_of(f.best);
 
         let ly0 = ly;
         let stop = ry.min(n + 1);
@@ -170,10 +239,10 @@ pub(crate) fn fill<K: Constraints>(
             let need = stop as usize - 1;
             if *filled < need {
                 if profile.len() < need + TAIL {
-                    try_resize(profile, (need + TAIL).max(2 * profile.len()), 0)?;
+                    try_resize(profile, (need + TAIL).max(2 * profile.len()), E::stored(0, 0))?;
                 }
                 for (k, &bc) in b[*filled..need].iter().enumerate() {
-                    profile[*filled + k] = srow[bc as usize];
+                    profile[*filled + k] = E::stored(srow[bc as usize], 0);
                 }
                 *filled = need;
             }
@@ -205,17 +274,21 @@ pub(crate) fn fill<K: Constraints>(
             // the row's last column (grown above), the profile holds scores up to b[stop - 2] and TAIL
             // more (ly0 >= 1 where offset -1 is read), tb has (width + 1) / 2 + TAIL spare bytes, and the masks
             // are ascending columns in ly0..stop.
-            let out = unsafe { scan_row_in(lanes, io, &k, f.best, f.boundary) };
+            let (best, boundary) = (f.best.wrapping_sub(score_base), E::stored(f.boundary, score_base).widen());
+            let out = unsafe { E::scan(lanes, io, &k, best, boundary, score_base.wrapping_sub(prev_score_base)) };
             // SAFETY: scan_row wrote the row's width links, two a byte.
             unsafe { s.tb.set_len(tb_at + width.div_ceil(2)) };
             (s.at, s.used) = (s.at + width, s.used + width);
-            i_end = out.i_end;
+            i_end = out.i_end.wrapping_add(score_base);
             if out.first_live != NO_POS {
                 first_live = Some(ly0 + out.first_live as u32);
                 np_col = ly0 + out.last_live as u32;
             }
-            f.best = out.best;
-            f.boundary = out.boundary;
+            f.best = out.best.wrapping_add(score_base);
+            // (a relative boundary no cell raised may have been clamped: it stays as it was)
+            if !E::RELATIVE || out.ev_bnd != NO_POS {
+                f.boundary = out.boundary.wrapping_add(score_base);
+            }
             let pos = |e: usize| if e == NO_POS { -1 } else { e as i64 };
             let (eb, ebb) = (pos(out.ev_best), pos(out.ev_bnd));
             if eb >= 0 || ebb >= 0 {
@@ -242,8 +315,8 @@ pub(crate) fn fill<K: Constraints>(
                 let k = PAD + (ry - ly0) as usize;
                 grow(&mut v.cur_c, k + 1)?;
                 grow(&mut v.cur_d, k + 1)?;
-                v.cur_c[k] = i;
-                v.cur_d[k] = i.wrapping_sub(gap_oe);
+                v.cur_c[k] = E::stored(i, score_base);
+                v.cur_d[k] = E::stored(i.wrapping_sub(gap_oe), score_base);
                 i = i.wrapping_sub(gap_e);
                 s.push_link(FROM_I)?;
                 ry += 1;
@@ -254,20 +327,21 @@ pub(crate) fn fill<K: Constraints>(
             let k = PAD + (ry - ly0) as usize;
             grow(&mut v.cur_c, k + 1)?;
             grow(&mut v.cur_d, k + 1)?;
-            v.cur_c[k] = NEG_INF;
-            v.cur_d[k] = NEG_INF;
+            v.cur_c[k] = E::NEG;
+            v.cur_d[k] = E::NEG;
             ry += 1;
         }
         std::mem::swap(&mut v.prev_c, &mut v.cur_c);
         std::mem::swap(&mut v.prev_d, &mut v.cur_d);
         prev_base = ly0;
+        prev_score_base = score_base;
     }
 
     Ok(Some(f))
 }
 
 /// A row's scoring and which of its cells may be boundary ends (`--noytrim`).
-struct RowConsts {
+pub(crate) struct RowConsts {
     gap_e: i32,
     gap_oe: i32,
     y_drop: i32,
@@ -278,7 +352,7 @@ struct RowConsts {
 }
 
 /// What a row's scan leaves (offsets from the row's first column; NO_POS for none).
-struct RowOut {
+pub(crate) struct RowOut {
     first_live: usize,
     last_live: usize,
     ev_best: usize,
@@ -297,12 +371,12 @@ use std::arch::x86_64::*;
 /// above, valid from offset -1), `cc`/`cd` (this row), `sub` (the diagonal's substitution score, read from
 /// offset 1 on) and `tb` (the row's links from an even position, two a byte); `masks` (ascending columns) are
 /// pruned unconditionally.
-struct RowIo<'a> {
-    pc: *const i32,
-    pd: *const i32,
-    cc: *mut i32,
-    cd: *mut i32,
-    sub: *const i32,
+pub(crate) struct RowIo<'a, E> {
+    pc: *const E,
+    pd: *const E,
+    cc: *mut E,
+    cd: *mut E,
+    sub: *const E,
     tb: *mut u8,
     width: usize,
     masks: &'a [u32],
@@ -319,28 +393,38 @@ struct Avx2;
 #[derive(Clone, Copy)]
 struct Avx512;
 
-/// Declares [`Lanes`], one vector width of [`scan_row`], with each method's AVX2 and AVX-512 bodies side by
-/// side, and implements it for [`Avx2`] and [`Avx512`]. Every method is `#[inline(always)]`, so that it
-/// compiles inside [`scan_row8`] or [`scan_row16`] with their target feature.
+/// 32 lanes of 16 bits (AVX-512BW): `V` is `__m512i`, `M` a bit per lane.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct Avx512Bw;
+
+/// Declares [`Lanes`], one vector width of [`scan_row`], with each method's AVX2, AVX-512 and AVX-512BW bodies
+/// side by side, and implements it for [`Avx2`], [`Avx512`] and [`Avx512Bw`]. Every method is
+/// `#[inline(always)]`, so that it compiles inside [`scan_row8`], [`scan_row16`] or [`scan_row32`] with their
+/// target feature. [`Avx512Bw`]'s lanes hold 16-bit scores relative to the row's floor ([`Cell`]): its
+/// arithmetic saturates, and `splat` clamps.
 macro_rules! lanes {
-    ($($(#[doc = $doc:literal])* fn $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)? = $avx2:expr, $avx512:expr;)*) => {
+    ($($(#[doc = $doc:literal])* fn $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)? = $avx2:expr, $avx512:expr, $bw:expr;)*) => {
         /// # Safety
         /// The methods run only where the CPU has the width's feature; pointers are as [`RowIo`]'s.
         #[cfg(target_arch = "x86_64")]
         trait Lanes: Copy {
             const N: usize;
+            type E: Cell;
             type V: Copy;
             type M: Copy;
             $($(#[doc = $doc])* unsafe fn $name($($arg: $ty),*) $(-> $ret)?;)*
         }
 
-        lanes!(@impl Avx2, 8, __m256i, __m256i; $(fn $name($($arg: $ty),*) $(-> $ret)? = $avx2;)*);
-        lanes!(@impl Avx512, 16, __m512i, __mmask16; $(fn $name($($arg: $ty),*) $(-> $ret)? = $avx512;)*);
+        lanes!(@impl Avx2, 8, i32, __m256i, __m256i; $(fn $name($($arg: $ty),*) $(-> $ret)? = $avx2;)*);
+        lanes!(@impl Avx512, 16, i32, __m512i, __mmask16; $(fn $name($($arg: $ty),*) $(-> $ret)? = $avx512;)*);
+        lanes!(@impl Avx512Bw, 32, i16, __m512i, __mmask32; $(fn $name($($arg: $ty),*) $(-> $ret)? = $bw;)*);
     };
-    (@impl $width:ident, $n:literal, $v:ty, $m:ty; $(fn $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)? = $body:expr;)*) => {
+    (@impl $width:ident, $n:literal, $e:ty, $v:ty, $m:ty; $(fn $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)? = $body:expr;)*) => {
         #[cfg(target_arch = "x86_64")]
         impl Lanes for $width {
             const N: usize = $n;
+            type E = $e;
             type V = $v;
             type M = $m;
             $(#[inline(always)] unsafe fn $name($($arg: $ty),*) $(-> $ret)? { $body })*
@@ -350,58 +434,107 @@ macro_rules! lanes {
 
 #[rustfmt::skip]
 lanes! {
-    fn splat(x: i32) -> Self::V = _mm256_set1_epi32(x), _mm512_set1_epi32(x);
+    fn splat(x: i32) -> Self::V = _mm256_set1_epi32(x), _mm512_set1_epi32(x), _mm512_set1_epi16(narrow(x));
     /// Lane k holds k.
     fn index() -> Self::V =
         _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
-        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    fn load(p: *const i32) -> Self::V = _mm256_loadu_si256(p.cast()), _mm512_loadu_si512(p.cast());
+        _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+        _mm512_loadu_si512(LANE_INDEX.as_ptr().cast());
+    fn load(p: *const Self::E) -> Self::V = _mm256_loadu_si256(p.cast()), _mm512_loadu_si512(p.cast()), _mm512_loadu_si512(p.cast());
     /// Lanes 1.. from `p + 1..`; `p` itself is not read (it may lie before the profile).
-    fn load_after_first(p: *const i32) -> Self::V =
+    fn load_after_first(p: *const Self::E) -> Self::V =
         _mm256_permutevar8x32_epi32(_mm256_loadu_si256(p.wrapping_add(1).cast()), _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6)),
-        _mm512_maskz_loadu_epi32(0xFFFE, p);
-    fn store(p: *mut i32, v: Self::V) = _mm256_storeu_si256(p.cast(), v), _mm512_storeu_si512(p.cast(), v);
+        _mm512_maskz_loadu_epi32(0xFFFE, p),
+        _mm512_maskz_loadu_epi16(0xFFFF_FFFE, p);
+    fn store(p: *mut Self::E, v: Self::V) = _mm256_storeu_si256(p.cast(), v), _mm512_storeu_si512(p.cast(), v), _mm512_storeu_si512(p.cast(), v);
     /// The low byte of each lane, to `N` bytes at `p`.
-    fn store_bytes(p: *mut u8, v: Self::V) = store_bytes8(p, v), _mm_storeu_si128(p.cast(), _mm512_cvtepi32_epi8(v));
+    fn store_bytes(p: *mut u8, v: Self::V) = store_bytes8(p, v), _mm_storeu_si128(p.cast(), _mm512_cvtepi32_epi8(v)),
+        _mm256_storeu_si256(p.cast(), _mm512_cvtepi16_epi8(v));
     /// Each lane's low 4 bits, two lanes a byte (the even lane's in the low half), to `N / 2` bytes at `p`.
     fn store_nibbles(p: *mut u8, v: Self::V) = store_nibbles8(p, v),
-        _mm_storel_epi64(p.cast(), _mm512_cvtepi64_epi8(_mm512_or_si512(v, _mm512_srli_epi64::<28>(v))));
-    fn add(a: Self::V, b: Self::V) -> Self::V = _mm256_add_epi32(a, b), _mm512_add_epi32(a, b);
-    fn sub(a: Self::V, b: Self::V) -> Self::V = _mm256_sub_epi32(a, b), _mm512_sub_epi32(a, b);
-    fn mul(a: Self::V, b: Self::V) -> Self::V = _mm256_mullo_epi32(a, b), _mm512_mullo_epi32(a, b);
-    fn max(a: Self::V, b: Self::V) -> Self::V = _mm256_max_epi32(a, b), _mm512_max_epi32(a, b);
-    fn gt(a: Self::V, b: Self::V) -> Self::M = _mm256_cmpgt_epi32(a, b), _mm512_cmpgt_epi32_mask(a, b);
+        _mm_storel_epi64(p.cast(), _mm512_cvtepi64_epi8(_mm512_or_si512(v, _mm512_srli_epi64::<28>(v)))),
+        _mm_storeu_si128(p.cast(), _mm512_cvtepi32_epi8(_mm512_or_si512(v, _mm512_srli_epi32::<12>(v))));
+    fn add(a: Self::V, b: Self::V) -> Self::V = _mm256_add_epi32(a, b), _mm512_add_epi32(a, b), _mm512_adds_epi16(a, b);
+    fn sub(a: Self::V, b: Self::V) -> Self::V = _mm256_sub_epi32(a, b), _mm512_sub_epi32(a, b), _mm512_subs_epi16(a, b);
+    fn mul(a: Self::V, b: Self::V) -> Self::V = _mm256_mullo_epi32(a, b), _mm512_mullo_epi32(a, b), _mm512_mullo_epi16(a, b);
+    fn max(a: Self::V, b: Self::V) -> Self::V = _mm256_max_epi32(a, b), _mm512_max_epi32(a, b), _mm512_max_epi16(a, b);
+    fn gt(a: Self::V, b: Self::V) -> Self::M = _mm256_cmpgt_epi32(a, b), _mm512_cmpgt_epi32_mask(a, b), _mm512_cmpgt_epi16_mask(a, b);
     /// `a` in the lanes of `m`, else `b`.
-    fn select(m: Self::M, a: Self::V, b: Self::V) -> Self::V = _mm256_blendv_epi8(b, a, m), _mm512_mask_mov_epi32(b, m, a);
+    fn select(m: Self::M, a: Self::V, b: Self::V) -> Self::V =
+        _mm256_blendv_epi8(b, a, m), _mm512_mask_mov_epi32(b, m, a), _mm512_mask_mov_epi16(b, m, a);
     /// `v - 1` in the lanes of `m`, else `v` (FROM_D to FROM_I in a link).
-    fn dec_where(m: Self::M, v: Self::V) -> Self::V = _mm256_add_epi32(v, m), _mm512_mask_sub_epi32(v, m, v, _mm512_set1_epi32(1));
+    fn dec_where(m: Self::M, v: Self::V) -> Self::V =
+        _mm256_add_epi32(v, m), _mm512_mask_sub_epi32(v, m, v, _mm512_set1_epi32(1)), _mm512_mask_sub_epi16(v, m, v, _mm512_set1_epi16(1));
     /// `v` outside the lanes of `m`, else 0.
-    fn clear(m: Self::M, v: Self::V) -> Self::V = _mm256_andnot_si256(m, v), _mm512_maskz_mov_epi32(!m, v);
+    fn clear(m: Self::M, v: Self::V) -> Self::V = _mm256_andnot_si256(m, v), _mm512_maskz_mov_epi32(!m, v), _mm512_maskz_mov_epi16(!m, v);
     /// `v` with lane 0 from `x`.
-    fn set_first(v: Self::V, x: Self::V) -> Self::V = _mm256_blend_epi32::<0x01>(v, x), _mm512_mask_mov_epi32(v, 1, x);
+    fn set_first(v: Self::V, x: Self::V) -> Self::V =
+        _mm256_blend_epi32::<0x01>(v, x), _mm512_mask_mov_epi32(v, 1, x), _mm512_mask_mov_epi16(v, 1, x);
     /// The lanes moved up by one, lane 0 from `fill` (a splat).
     fn shift_in(v: Self::V, fill: Self::V) -> Self::V =
         _mm256_blend_epi32::<0x01>(_mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(0, 0, 1, 2, 3, 4, 5, 6)), fill),
-        _mm512_alignr_epi32::<15>(v, fill);
+        _mm512_alignr_epi32::<15>(v, fill),
+        shift_in32(v, fill);
     /// Inclusive prefix max over the lanes (`min`: the splat of i32::MIN).
-    fn incl_max(v: Self::V, min: Self::V) -> Self::V = incl_max8(v, min), incl_max16(v, min);
+    fn incl_max(v: Self::V, min: Self::V) -> Self::V = incl_max8(v, min), incl_max16(v, min), incl_max32(v, min);
     /// The last lane in every lane.
     fn splat_last(v: Self::V) -> Self::V =
         _mm256_permutevar8x32_epi32(v, _mm256_set1_epi32(7)),
-        _mm512_permutexvar_epi32(_mm512_set1_epi32(15), v);
-    fn first(v: Self::V) -> i32 = _mm256_cvtsi256_si32(v), _mm512_cvtsi512_si32(v);
+        _mm512_permutexvar_epi32(_mm512_set1_epi32(15), v),
+        _mm512_permutexvar_epi16(_mm512_set1_epi16(31), v);
+    fn first(v: Self::V) -> i32 = _mm256_cvtsi256_si32(v), _mm512_cvtsi512_si32(v), _mm512_cvtsi512_si32(v) as i16 as i32;
     /// Lanes `0..n`.
     fn below(n: usize) -> Self::M =
         _mm256_cmpgt_epi32(_mm256_set1_epi32(n as i32), Self::index()),
-        if n == 16 { 0xFFFF } else { (1u16 << n) - 1 };
+        if n == 16 { 0xFFFF } else { (1u16 << n) - 1 },
+        if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
     /// Lane `k` alone.
-    fn only(k: usize) -> Self::M = _mm256_cmpeq_epi32(Self::index(), _mm256_set1_epi32(k as i32)), 1u16 << k;
-    fn and(a: Self::M, b: Self::M) -> Self::M = _mm256_and_si256(a, b), a & b;
-    fn or(a: Self::M, b: Self::M) -> Self::M = _mm256_or_si256(a, b), a | b;
+    fn only(k: usize) -> Self::M = _mm256_cmpeq_epi32(Self::index(), _mm256_set1_epi32(k as i32)), 1u16 << k, 1u32 << k;
+    fn and(a: Self::M, b: Self::M) -> Self::M = _mm256_and_si256(a, b), a & b, a & b;
+    fn or(a: Self::M, b: Self::M) -> Self::M = _mm256_or_si256(a, b), a | b, a | b;
     /// `b` without the lanes of `a`.
-    fn andnot(a: Self::M, b: Self::M) -> Self::M = _mm256_andnot_si256(a, b), !a & b;
+    fn andnot(a: Self::M, b: Self::M) -> Self::M = _mm256_andnot_si256(a, b), !a & b, !a & b;
     /// Bit k: lane k.
-    fn bits(m: Self::M) -> u32 = _mm256_movemask_ps(_mm256_castsi256_ps(m)) as u32, m as u32;
+    fn bits(m: Self::M) -> u32 = _mm256_movemask_ps(_mm256_castsi256_ps(m)) as u32, m as u32, m;
+}
+
+/// 0..32 as 16-bit lanes.
+#[cfg(target_arch = "x86_64")]
+static LANE_INDEX: [i16; 32] = {
+    let mut a = [0i16; 32];
+    let mut k = 0;
+    while k < 32 {
+        a[k] = k as i16;
+        k += 1;
+    }
+    a
+};
+
+/// `x` clamped into 16 bits.
+#[inline(always)]
+fn narrow(x: i32) -> i16 {
+    x.clamp(i16::MIN as i32, i16::MAX as i32) as i16
+}
+
+/// [`Lanes::shift_in`] in 32 lanes of 16 bits.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn shift_in32(v: __m512i, fill: __m512i) -> __m512i {
+    // lane k from lane k - 1 (lane 0 keeps `fill`)
+    let down: __m512i = _mm512_loadu_si512(LANE_INDEX.as_ptr().cast());
+    _mm512_mask_permutexvar_epi16(fill, 0xFFFF_FFFE, _mm512_sub_epi16(down, _mm512_set1_epi16(1)), v)
+}
+
+/// [`Lanes::incl_max`] in 32 lanes of 16 bits.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn incl_max32(v: __m512i, min: __m512i) -> __m512i {
+    // shifted up by 1 lane, then by 2, 4, 8, 16 (whole 32-bit pairs), filling with min
+    let v = _mm512_max_epi16(v, shift_in32(v, min));
+    let v = _mm512_max_epi16(v, _mm512_alignr_epi32::<15>(v, min));
+    let v = _mm512_max_epi16(v, _mm512_alignr_epi32::<14>(v, min));
+    let v = _mm512_max_epi16(v, _mm512_alignr_epi32::<12>(v, min));
+    _mm512_max_epi16(v, _mm512_alignr_epi32::<8>(v, min))
 }
 
 /// [`Lanes::incl_max`] in 8 lanes.
@@ -471,12 +604,14 @@ struct ChunkHead<L: Lanes> {
 /// The chunk at offset `j` of a run ending at `seg_end` (see [`RowIo`]'s pointers).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn chunk_head<L: Lanes>(pc: *const i32, pd: *const i32, sub: *const i32, j: usize, seg_end: usize, oev: L::V, e_l1: L::V) -> ChunkHead<L> {
+unsafe fn chunk_head<L: Lanes>(pc: *const L::E, pd: *const L::E, sub: *const L::E, j: usize, seg_end: usize, oev: L::V, e_l1: L::V, delta: L::V) -> ChunkHead<L> {
     let min = L::splat(i32::MIN);
     let valid = (seg_end - j).min(L::N);
     let act = L::below(valid);
-    let cl = L::load(pc.offset(j as isize - 1));
-    let d = L::load(pd.add(j));
+    let (mut cl, mut d) = (L::load(pc.offset(j as isize - 1)), L::load(pd.add(j)));
+    if <L::E as Cell>::RELATIVE {
+        (cl, d) = (L::sub(cl, delta), L::sub(d, delta));
+    }
     let s = if j == 0 {
         // no diagonal into the row's first column (and no score to read when it is column 0)
         L::set_first(L::add(cl, L::load_after_first(sub)), L::splat(NEG_INF))
@@ -489,10 +624,11 @@ unsafe fn chunk_head<L: Lanes>(pc: *const i32, pd: *const i32, sub: *const i32, 
     ChunkHead { valid, act, s, d, d_gt_s, zi: L::incl_max(z, min) }
 }
 
-/// One row in `L`'s lanes, from the best and boundary so far.
+/// One row in `L`'s lanes, from the best and boundary so far (relative rows: less the row's floor, and the row
+/// above's scores read less `delta`).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn scan_row<L: Lanes>(io: RowIo, k: &RowConsts, best: i32, boundary: i32) -> RowOut {
+unsafe fn scan_row<L: Lanes>(io: RowIo<L::E>, k: &RowConsts, best: i32, boundary: i32, delta: i32) -> RowOut {
     // (locals, not loads through `io` and `k`: the stores below could alias them)
     let RowIo { pc, pd, cc, cd, sub, tb, width, masks, ly0 } = io;
     let RowConsts { gap_e, gap_oe, y_drop, bnd_all, bnd_col } = *k;
@@ -507,6 +643,7 @@ unsafe fn scan_row<L: Lanes>(io: RowIo, k: &RowConsts, best: i32, boundary: i32)
     let e_chunk = L::splat(gap_e * L::N as i32);
     let (link_d_ext, link_i_ext) = (L::splat(8), L::splat(4));
     let link_gap_d = L::splat(14); // FROM_D | I_EXTEND | D_EXTEND
+    let delta = L::splat(delta);
 
     let mut out = RowOut {
         first_live: NO_POS,
@@ -532,11 +669,11 @@ unsafe fn scan_row<L: Lanes>(io: RowIo, k: &RowConsts, best: i32, boundary: i32)
         let mut j = seg;
         // (each chunk's loads and insertion scan, which need no carry, are done one chunk ahead: the
         // scans' latency then overlaps the chunk before; zeros, plain data, stand for no chunk and are never read)
-        let mut next = if j < seg_end { chunk_head::<L>(pc, pd, sub, j, seg_end, oev, e_l1) } else { std::mem::zeroed() };
+        let mut next = if j < seg_end { chunk_head::<L>(pc, pd, sub, j, seg_end, oev, e_l1, delta) } else { std::mem::zeroed() };
         while j < seg_end {
             let ChunkHead { valid, act, s, d, d_gt_s, zi } = next;
             if j + L::N < seg_end {
-                next = chunk_head::<L>(pc, pd, sub, j + L::N, seg_end, oev, e_l1);
+                next = chunk_head::<L>(pc, pd, sub, j + L::N, seg_end, oev, e_l1, delta);
             }
             let zx = L::max(L::shift_in(zi, min), ic);
             let iv = L::max(neg, L::sub(zx, e_l));
@@ -572,7 +709,7 @@ unsafe fn scan_row<L: Lanes>(io: RowIo, k: &RowConsts, best: i32, boundary: i32)
                 L::store_nibbles(tb.add(j / 2), link);
             } else {
                 // (a run after a masked cell may start at an odd column)
-                let mut bytes = [0u8; 16];
+                let mut bytes = [0u8; 32];
                 L::store_bytes(bytes.as_mut_ptr(), link);
                 for (k, &l) in bytes[..L::N].iter().enumerate() {
                     put_link(tb, j + k, l);
@@ -609,8 +746,8 @@ unsafe fn scan_row<L: Lanes>(io: RowIo, k: &RowConsts, best: i32, boundary: i32)
             break;
         }
         // a masked cell: pruned whatever its scores, and the insertion run stops
-        *cc.add(seg_end) = NEG_INF;
-        *cd.add(seg_end) = NEG_INF;
+        *cc.add(seg_end) = <L::E as Cell>::NEG;
+        *cd.add(seg_end) = <L::E as Cell>::NEG;
         put_link(tb, seg_end, 0);
         ic = neg;
         seg = seg_end + 1;
@@ -625,20 +762,27 @@ unsafe fn scan_row<L: Lanes>(io: RowIo, k: &RowConsts, best: i32, boundary: i32)
 /// [`scan_row`] with AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn scan_row8(io: RowIo, k: &RowConsts, best: i32, boundary: i32) -> RowOut {
-    scan_row::<Avx2>(io, k, best, boundary)
+unsafe fn scan_row8(io: RowIo<i32>, k: &RowConsts, best: i32, boundary: i32) -> RowOut {
+    scan_row::<Avx2>(io, k, best, boundary, 0)
 }
 
 /// [`scan_row`] with AVX-512.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
-unsafe fn scan_row16(io: RowIo, k: &RowConsts, best: i32, boundary: i32) -> RowOut {
-    scan_row::<Avx512>(io, k, best, boundary)
+unsafe fn scan_row16(io: RowIo<i32>, k: &RowConsts, best: i32, boundary: i32) -> RowOut {
+    scan_row::<Avx512>(io, k, best, boundary, 0)
+}
+
+/// [`scan_row`] with AVX-512BW, 16-bit scores relative to the row's floor.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw")]
+unsafe fn scan_row_narrow(io: RowIo<i16>, k: &RowConsts, best: i32, boundary: i32, delta: i32) -> RowOut {
+    scan_row::<Avx512Bw>(io, k, best, boundary, delta)
 }
 
 /// [`scan_row`] in `lanes` (8 or 16) lanes, which the CPU has.
 #[cfg(target_arch = "x86_64")]
-unsafe fn scan_row_in(lanes: usize, io: RowIo, k: &RowConsts, best: i32, boundary: i32) -> RowOut {
+unsafe fn scan_row_in(lanes: usize, io: RowIo<i32>, k: &RowConsts, best: i32, boundary: i32) -> RowOut {
     if lanes == 16 {
         scan_row16(io, k, best, boundary)
     } else {
@@ -647,6 +791,11 @@ unsafe fn scan_row_in(lanes: usize, io: RowIo, k: &RowConsts, best: i32, boundar
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-unsafe fn scan_row_in(_: usize, _: RowIo, _: &RowConsts, _: i32, _: i32) -> RowOut {
+unsafe fn scan_row_in(_: usize, _: RowIo<i32>, _: &RowConsts, _: i32, _: i32) -> RowOut {
+    unreachable!("no vector lanes on this CPU (`available`)")
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn scan_row_narrow(_: RowIo<i16>, _: &RowConsts, _: i32, _: i32, _: i32) -> RowOut {
     unreachable!("no vector lanes on this CPU (`available`)")
 }
