@@ -269,9 +269,11 @@ pub fn random_case(rng: &mut Rng, pool: &[Arc<Matrix>], max_len: usize) -> Case 
         1 => -rng.range(0, gap_extend as i64) as i32,
         _ => rng.range(0, 600) as i32,
     };
-    let y_drop = match rng.below(4) {
-        0 => gap_open + 300 * gap_extend,
-        1 => rng.range(0, 60) as i32,
+    let y_drop = match rng.below(40) {
+        0..=9 => gap_open + 300 * gap_extend,
+        10..=19 => rng.range(0, 60) as i32,
+        // (around the span the twin's 16-bit sweep admits)
+        37.. => rng.range(20_000, 34_000) as i32,
         _ => rng.range(0, 3000) as i32,
     };
     // a zero extension makes every row as wide as b: keep those small
