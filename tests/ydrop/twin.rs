@@ -142,6 +142,27 @@ fn trap_row_zero_and_narrow_ydrop() {
     assert!(check_many("row 0, narrow y-drop", 21, 20_000, &gen).is_empty());
 }
 
+/// The 32-lane sweep holds scores in 16 bits relative to each row's floor: it must give way to the 16-lane
+/// sweep where a substitution score or the y-drop would carry a deciding score past 16 bits (large scores and
+/// y-drops at and beyond its admitted span), and agree with the spec everywhere.
+#[test]
+fn trap_sixteen_bit_scores_at_their_span() {
+    let gen = |rng: &mut Rng| {
+        let hit = pick(rng, &[91, 1000, 1001, 5000, 10_000]);
+        let sub = lastz_matrix(&match_mismatch(hit, pick(rng, &[hit, 100, 3 * hit])), -100, -1000);
+        let (o, e) = (pick(rng, &[0, 400, 3000]), pick(rng, &[1, 30, 300]));
+        let span = 30_000 - o - 34 * e - 2000;
+        let y = pick(rng, &[9400, span - 1, span, span + 1, span + 3000, 32_767]).max(0);
+        let len = rng.range(50, 600) as usize;
+        let rate = pick(rng, &[0.0, 0.02, 0.1, 0.3]);
+        let (a, b) = similar(rng, len, rate);
+        let mut c = Case::new(&a, &b, matrix("match/mismatch", sub), o, e, y);
+        c.trim_to_peak = rng.chance(0.5) as i32;
+        c
+    };
+    assert!(check_many("16-bit span", 23, 3_000, &gen).is_empty());
+}
+
 /// `C >= best`: of equal scores the later cell in row-major order is the end. With every substitution
 /// scoring 0 only the main diagonal reaches 0, and the end is its last cell, not the anchor.
 #[test]
