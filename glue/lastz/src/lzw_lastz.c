@@ -84,9 +84,11 @@ static void lzw_search_report (void)
 //	match, mismatches or none) and a fixed threshold (no twins, no recovered
 //	hits), a strict seed of at most 28 bits,
 //	the ACGT alphabet, and nothing that reads or changes the search's state
-//	beside the reporter (no entropy report, search limit, inference, capsule,
-//	quantum, anchors file or search debugging;  dynamic masking reaches the
-//	search through lzw_search_mask).  --self and its --band are covered for
+//	beside the reporter (no entropy report, inference, capsule, quantum,
+//	anchors file or search debugging;  dynamic masking reaches the search
+//	through lzw_search_mask, and a search limit is counted as the hit
+//	processors count it, whether the reporter collects the HSPs or extends
+//	them at once, as --anyornone and --limitperquery have it).  --self and its --band are covered for
 //	targets of one sequence (lzw_search_covers), without dynamic masking.
 
 static int lzw_search_covers_params (void);
@@ -99,7 +101,7 @@ static int lzw_search_covers_params (void)
 	// (a search limit with dynamic masking could split a run between both
 	// searches, and their warnings' "first report" between two flags)
 	if ((p != &lzParams) || (p->inferScores) || (p->capsule != NULL)
-	 || (p->targetIsQuantum) || (p->anchorsFile != NULL) || (p->hspImmediate)
+	 || (p->targetIsQuantum) || (p->anchorsFile != NULL)
 	 || ((p->searchLimit != 0) && (p->dynamicMasking != 0))
 	 || ((p->dynamicMasking != 0) && (p->selfCompare)))
 		return false;
