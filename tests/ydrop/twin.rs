@@ -436,6 +436,20 @@ fn trap_left_right_bounds_hold_the_band() {
     }
 }
 
+/// A right neighbour one column off the anchor's diagonal leaves the rows one column wide, where no
+/// substitution score is read: a vector sweep's first such call on a thread whose profiles hold nothing yet
+/// must still read its chunk within memory it owns (it once read through an empty profile and crashed).
+#[test]
+fn trap_one_column_rows_on_a_fresh_thread() {
+    let mut rng = Rng::new(44);
+    let (a, b) = shifted_pair(&mut rng, 300, 150, 0);
+    let chains = [diagonal(1, ANCHOR.0 - 10..ANCHOR.0 + 400)];
+    let s = Setup { left: (NONE, NONE), right: (0, 0), above: NONE, below: NONE };
+    let case = bounded(&a, &b, false, &chains, s, |_| {});
+    let (_, end1, end2, _, _) = std::thread::spawn(move || same(&case)).join().unwrap();
+    assert!(end2 <= 1 && end1 > 0, "the rows were not one column wide (end {end1}, {end2})");
+}
+
 /// In a reversed sweep the prolongation bound `NN` still tests rightSeg, while the right bound comes from
 /// leftSeg: with a leftSeg alone the row is cut at R but prolongs (and terminates) up to N.
 #[test]

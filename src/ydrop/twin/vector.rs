@@ -237,10 +237,12 @@ pub(crate) fn fill<K: Constraints, E: Cell>(
             // column col's diagonal reads b[col - 1]: the row needs b[ly0 .. stop - 1]
             let (profile, filled) = (&mut v.profiles[slot], &mut v.filled[slot]);
             let need = stop as usize - 1;
+            // (a chunk reads TAIL scores past the row whether or not the row reads any: a row of column 0
+            // alone reads none, and an empty profile is no memory at all)
+            if profile.len() < need + TAIL {
+                try_resize(profile, (need + TAIL).max(2 * profile.len()), E::stored(0, 0))?;
+            }
             if *filled < need {
-                if profile.len() < need + TAIL {
-                    try_resize(profile, (need + TAIL).max(2 * profile.len()), E::stored(0, 0))?;
-                }
                 for (k, &bc) in b[*filled..need].iter().enumerate() {
                     profile[*filled + k] = E::stored(srow[bc as usize], 0);
                 }
