@@ -443,11 +443,13 @@ fn trap_left_right_bounds_hold_the_band() {
 fn trap_one_column_rows_on_a_fresh_thread() {
     let mut rng = Rng::new(44);
     let (a, b) = shifted_pair(&mut rng, 300, 150, 0);
-    let chains = [diagonal(1, ANCHOR.0 - 10..ANCHOR.0 + 400)];
-    let s = Setup { left: (NONE, NONE), right: (0, 0), above: NONE, below: NONE };
-    let case = bounded(&a, &b, false, &chains, s, |_| {});
-    let (_, end1, end2, _, _) = std::thread::spawn(move || same(&case)).join().unwrap();
-    assert!(end2 <= 1 && end1 > 0, "the rows were not one column wide (end {end1}, {end2})");
+    for (reversed, off, left, right) in [(false, 1, (NONE, NONE), (0, 0)), (true, -1, (0, 0), (NONE, NONE))] {
+        let rows = if reversed { ANCHOR.0 - 400..ANCHOR.0 + 10 } else { ANCHOR.0 - 10..ANCHOR.0 + 400 };
+        let s = Setup { left, right, above: NONE, below: NONE };
+        let case = bounded(&a, &b, reversed, &[diagonal(off, rows)], s, |_| {});
+        let (_, _, end2, _, _) = std::thread::spawn(move || same(&case)).join().unwrap();
+        assert!(end2 <= 1, "reversed={reversed}: the rows were wider than one column (end2 {end2})");
+    }
 }
 
 /// In a reversed sweep the prolongation bound `NN` still tests rightSeg, while the right bound comes from
