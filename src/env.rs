@@ -230,7 +230,7 @@ mod tests {
         assert_eq!(mib(&((usize::MAX >> 20) + 1).to_string()), None, "its bytes overflow");
 
         assert_eq!(["spec", "8", "16", "32"].map(sweep), [Sweep::Spec, Sweep::Lanes8, Sweep::Lanes16, Sweep::Lanes32].map(Some));
-        for s in ["SPEC", "4", "32", "avx2"] {
+        for s in ["SPEC", "4", "64", "avx2"] {
             assert_eq!(sweep(s), None, "{s}");
         }
 
