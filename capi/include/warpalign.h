@@ -384,6 +384,12 @@ typedef struct warpalign_search_options {
    * with the target's at each hit.
    */
   uint32_t resolving_mask;
+  /**
+   * Nonzero: LASTZ's `process_for_recoverable_hit` (`--recoverhits`) instead of `process_for_simple_hit` (with
+   * extension 4 the plain processor all the same, as LASTZ picks it first). Such a target's strands run on CPU
+   * threads.
+   */
+  uint32_t recover_hits;
 } warpalign_search_options;
 
 /**

@@ -56,6 +56,10 @@ pub struct WarpalignSearchOptions {
     /// the window's last 16 (bit 2i+1 for the base i from its end; `seed` writes these bases as Ts), compared
     /// with the target's at each hit.
     pub resolving_mask: u32,
+    /// Nonzero: LASTZ's `process_for_recoverable_hit` (`--recoverhits`) instead of `process_for_simple_hit` (with
+    /// extension 4 the plain processor all the same, as LASTZ picks it first). Such a target's strands run on CPU
+    /// threads.
+    pub recover_hits: u32,
 }
 
 /// One HSP as LASTZ's hit processor reports it, but with its starts: it ends at `pos1 + length` in the
@@ -132,6 +136,7 @@ fn options_of(o: &WarpalignSearchOptions) -> warpalign::Result<(SearchOptions, S
         self_compare: if o.self_compare != 0 { SelfCompare::SameStrand } else { SelfCompare::No },
         band_width: o.band_width,
         partitions: Vec::new(),
+        recover_hits: o.recover_hits != 0,
     };
     let mut sub = Box::new([[0i32; 256]; 256]);
     // SAFETY: 256 x 256 readable scores (the caller's contract).

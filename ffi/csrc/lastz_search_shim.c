@@ -183,7 +183,8 @@ static uint32_t search
 		seq2.v = (u8*) queries[k];  seq2.len = seq2.size = qlens[k];
 		seq2.revCompFlags = (options->self_compare == 2)? rcf_revcomp : rcf_forward;
 		before = c.len;
-		hitProcessor = (options->plain_hits)? process_for_plain_hit : process_for_simple_hit;
+		hitProcessor = (options->plain_hits)?   process_for_plain_hit
+		             : (options->recover_hits)? process_for_recoverable_hit : process_for_simple_hit;
 		seed_hit_search (&seq1, pt, &seq2, 0, qlens[k], /*selfCompare*/ options->self_compare != 0,
 		                 upper_nuc_to_bits, hitSeed, options->search_limit, /*reportSearchLimit*/ 0,
 		                 options->band_width, processing, &info);

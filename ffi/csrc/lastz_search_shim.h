@@ -44,6 +44,7 @@ typedef struct warpalign_oracle_lastz_search_options {
 	                                * extension: process_for_simple_hit's branch) */
 	int32_t     plain_hits;        /* nonzero: process_for_plain_hit (--nogfextend --nogapped) instead of
 	                                * process_for_simple_hit */
+	int32_t     recover_hits;      /* nonzero (and not plain_hits): process_for_recoverable_hit (--recoverhits) */
 	int32_t     self_compare;      /* --self: 0 no, 1 every query is the target itself (sameStrand), 2 every
 	                                * query is the target's reverse complement (unpartitioned) */
 	uint32_t    band_width;        /* --band (0: none) */

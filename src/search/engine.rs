@@ -15,7 +15,7 @@
 //! Chunks run one after the other, `diagEnd` carried over; a chunk holds at most [`SearchConfig::max_hits`]
 //! hits (a position with more runs alone), so memory is bounded on any genome.
 
-use super::twin::hits::{hashed_diag, HitProcessor, DIAG_HASH_SIZE, INACTIVE};
+use super::twin::hits::{hashed_diag, DiagSlot, HitProcessor, DIAG_HASH_SIZE};
 use super::twin::pos_table::{record_positions, upper_nuc_to_bits, PosTable, NO_PREVIOUS};
 use super::twin::scoring::ScoreMatrix;
 use super::{Hsp, Seed, SearchOptions};
@@ -263,8 +263,8 @@ impl<'a> SearchEngine<'a> {
             engine,
             gpu: None,
         };
-        // the kernels extend by x-drop only, and know nothing of --self
-        if options.extension == super::Extension::XDrop && options.self_compare == super::SelfCompare::No {
+        // the kernels extend by x-drop only, for the simple hit processor, and know nothing of --self
+        if options.extension == super::Extension::XDrop && options.self_compare == super::SelfCompare::No && !options.recover_hits {
             if let Some(rt) = e.engine.gpu() {
                 match super::gpu::DeviceTable::upload(&rt, &e) {
                     Ok(t) => {
@@ -408,7 +408,7 @@ impl<'a> SearchEngine<'a> {
             return hsps;
         }
         let hit = HitProcessor { target: &self.target, query, options, scoring: &self.scoring };
-        let mut diag_end = vec![INACTIVE; DIAG_HASH_SIZE as usize];
+        let mut diags = vec![DiagSlot::inactive(); DIAG_HASH_SIZE as usize];
         let ends = seed_len..query.len() as u32 + 1;
         let mut block = ends.start;
         while block < ends.end {
@@ -416,7 +416,7 @@ impl<'a> SearchEngine<'a> {
             let counts = self.count(query, block..block_end);
             for (r, n_hits) in chunks(&counts, self.config.max_hits) {
                 let c = &counts[r.start as usize..r.end as usize];
-                self.chunk(&hit, query, block + r.start..block + r.end, c, n_hits, &mut diag_end, &mut hsps);
+                self.chunk(&hit, query, block + r.start..block + r.end, c, n_hits, &mut diags, &mut hsps);
             }
             block = block_end;
         }
@@ -456,7 +456,7 @@ impl<'a> SearchEngine<'a> {
         range: Range<u32>,
         counts: &[u64],
         n_hits: usize,
-        diag_end: &mut [u32],
+        diags: &mut [DiagSlot],
         hsps: &mut Vec<Hsp>,
     ) {
         if n_hits == 0 {
@@ -490,7 +490,7 @@ impl<'a> SearchEngine<'a> {
         // 2. group: the ordinals sorted by (hashed diagonal, ordinal)
         let sorted = group(&hits, threads);
 
-        // 3. extend: each thread a run of whole hashed diagonals (so a run of diag_end) of about as many hits
+        // 3. extend: each thread a run of whole hashed diagonals (so a run of their states) of about as many hits
         let diag_of = |k: usize| {
             let (p1, p2) = hits[sorted[k] as usize];
             hashed_diag(p1, p2)
@@ -509,16 +509,16 @@ impl<'a> SearchEngine<'a> {
         // the diagonals of run k: from its first hit's (0 for the first run) to the next run's first
         let diag_cuts: Vec<usize> =
             cuts.iter().enumerate().map(|(k, &c)| if k == 0 { 0 } else if c == n_hits { DIAG_HASH_SIZE as usize } else { diag_of(c) }).collect();
-        let ends = split_slices(diag_end, diag_cuts.windows(2).map(|w| w[1] - w[0]));
+        let ends = split_slices(diags, diag_cuts.windows(2).map(|w| w[1] - w[0]));
         let items: Vec<_> = cuts.windows(2).zip(diag_cuts.windows(2)).zip(ends).map(|((c, d), e)| (c[0]..c[1], d[0], e)).collect();
-        let found = in_parallel(items, |(run, first_diag, ends): (Range<usize>, usize, &mut [u32])| {
+        let found = in_parallel(items, |(run, first_diag, ends): (Range<usize>, usize, &mut [DiagSlot])| {
             let mut found = Vec::new();
             for &i in &sorted[run] {
                 let (p1, p2) = hits[i as usize];
                 if hit.skipped(p1, p2) {
                     continue;
                 }
-                if let Some(h) = hit.simple_hit(&mut ends[hashed_diag(p1, p2) - first_diag], p1, p2) {
+                if let Some(h) = hit.process(&mut ends[hashed_diag(p1, p2) - first_diag], p1, p2) {
                     found.push((i, h));
                 }
             }

@@ -75,6 +75,10 @@ pub struct SearchOptions {
     /// place, as `rev_comp_sequence` does) then compares a hit's partitions first (`seed_hit_below_diagonal`'s
     /// partitioned case). Empty: a target of one sequence.
     pub partitions: Vec<(u32, u32)>,
+    /// `--recoverhits` (`process_for_recoverable_hit`): a seed hit on a diagonal that collides in the hash with
+    /// the one whose extension the hash holds is extended anyway, and its left extension is never blocked. No
+    /// effect on [`Extension::Plain`] (LASTZ picks `process_for_plain_hit` first).
+    pub recover_hits: bool,
 }
 
 /// `--self` (`selfCompare`, `sameStrand`): which strand of the target the query strand is. Seed hits on or
@@ -138,6 +142,7 @@ impl SearchOptions {
             self_compare: SelfCompare::No,
             band_width: 0,
             partitions: Vec::new(),
+            recover_hits: false,
         }
     }
 }

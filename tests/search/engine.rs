@@ -6,7 +6,7 @@
 
 use crate::common::{env_u64, failing_cases, pick, Rng};
 use crate::oracle::{
-    collision_pair, compare, oracle_masked, partitioned_self_target, random_options, random_other_extension, random_pair, rev_comp,
+    collision_pair, compare, oracle_masked, partitioned_self_target, random_options, random_other_extension, random_pair, recover_options, rev_comp,
     rev_comp_partitions, self_options, self_target, twin,
 };
 use crate::real::{for_each_genome_pair, genome_option_sets};
@@ -264,6 +264,13 @@ fn random_pairs_engine_vs_twin() {
 fn other_extensions_engine_vs_twin() {
     let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 8;
     family_vs_twin("pairs, other extensions", n, env_u64("WARPALIGN_SEARCH_SEED", 23) + 12, random_pair, random_other_extension, &Engine::cpu(), false);
+}
+
+/// `--recoverhits` (the engine's CPU path: its kernels run the simple processor only), on collision pairs.
+#[test]
+fn recover_hits_engine_vs_twin() {
+    let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 8;
+    family_vs_twin("collision pairs, --recoverhits", n, env_u64("WARPALIGN_SEARCH_SEED", 23) + 13, collision_pair, recover_options, &Engine::cpu(), false);
 }
 
 #[test]

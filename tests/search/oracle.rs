@@ -88,6 +88,7 @@ fn run_oracle(
             Extension::None | Extension::Plain => -2,
         },
         plain_hits: (o.extension == Extension::Plain) as i32,
+        recover_hits: o.recover_hits as i32,
         self_compare: match o.self_compare {
             SelfCompare::No => 0,
             SelfCompare::SameStrand => 1,
@@ -196,6 +197,7 @@ pub fn options(
         self_compare: SelfCompare::No,
         band_width: 0,
         partitions: Vec::new(),
+        recover_hits: false,
     };
     (pattern.to_string(), o)
 }
@@ -601,6 +603,41 @@ fn other_extensions_twin_vs_oracle() {
     assert!(bad.is_empty(), "{} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
 }
 
+/// `--recoverhits` over random options: x-drop (with its filters and thresholds) or the other extensions.
+pub fn recover_options(rng: &mut Rng, target_len: usize) -> (String, SearchOptions) {
+    let (pattern, o) = if rng.chance(0.5) { random_options(rng, target_len) } else { random_other_extension(rng, target_len) };
+    (pattern, SearchOptions { recover_hits: true, ..o })
+}
+
+/// `process_for_recoverable_hit` (`--recoverhits`): random pairs and, every other one, pairs built for the hash's
+/// collisions, where it extends what `process_for_simple_hit` drops. The twin against upstream, both strands; and
+/// the recovered hits must change some lists.
+#[test]
+fn recover_hits_twin_vs_oracle() {
+    let n = env_u64("WARPALIGN_SEARCH_CASES", 1000) / 2;
+    let seed = env_u64("WARPALIGN_SEARCH_SEED", 23) + 9;
+    let scoring = ScoreMatrix::masked_hoxd70();
+    let (hsps, changed) = (std::sync::atomic::AtomicU64::new(0), std::sync::atomic::AtomicU64::new(0));
+    let bad = failing_cases(n, |i| {
+        let mut rng = Rng::for_case(seed, i);
+        let (t, q) = if i % 2 == 1 { collision_pair(&mut rng) } else { random_pair(&mut rng) };
+        let (pattern, o) = recover_options(&mut rng, t.len());
+        let rc = rev_comp(&q);
+        let strands: [&[u8]; 2] = [&q, &rc];
+        let (tw, or) = (twin(&t, &strands, &o, &scoring), oracle(&t, &strands, &pattern, &o));
+        hsps.fetch_add((or[0].len() + or[1].len()) as u64, std::sync::atomic::Ordering::Relaxed);
+        let simple = twin(&t, &strands, &SearchOptions { recover_hits: false, ..o.clone() }, &scoring);
+        changed.fetch_add((simple != tw) as u64, std::sync::atomic::Ordering::Relaxed);
+        (0..2).find_map(|k| compare(&tw[k], &or[k])).map(|why| {
+            format!("case {i} (seed {seed}; target {} bp, query {} bp, seed {pattern}, {o:?}): {why}", t.len(), q.len())
+        })
+    });
+    let changed = changed.into_inner();
+    eprintln!("{n} pairs with --recoverhits (both strands), {} HSPs compared, {changed} lists unlike the simple processor's", hsps.into_inner());
+    assert!(bad.is_empty(), "{} of {n} cases differ: {:?}", bad.len(), &bad[..bad.len().min(20)]);
+    assert!(changed * 10 >= n, "--recoverhits changed only {changed} of {n} lists");
+}
+
 /// A pair for the diagonal hash's collisions: copies of a piece 65,536 x k (+ a small shift) apart in the
 /// target and a mutated copy in the query.
 pub fn collision_pair(rng: &mut Rng) -> (Vec<u8>, Vec<u8>) {
@@ -673,7 +710,7 @@ fn hash_collision_drops_the_second_copy() {
 pub fn self_target(rng: &mut Rng) -> Vec<u8> {
     let (mut t, _) = random_pair(rng);
     let tlen = t.len();
-    let mut put = |t: &mut Vec<u8>, piece: &[u8], to: usize| {
+    let put = |t: &mut Vec<u8>, piece: &[u8], to: usize| {
         let n = piece.len().min(tlen - to);
         t[to..to + n].copy_from_slice(&piece[..n]);
     };

@@ -80,9 +80,9 @@ static void lzw_search_report (void)
 
 // lzw_search_covers_params--
 //	Whether the run's parameters let warpalign's search reproduce upstream's:
-//	the simple hit processor with its gap-free extension (x-drop, exact
-//	match, mismatches or none) and a fixed threshold (no twins, no recovered
-//	hits), a strict seed of at most 28 bits,
+//	the simple or recoverable (--recoverhits) hit processor with its
+//	gap-free extension (x-drop, exact match, mismatches or none) and a fixed
+//	threshold (no twins), a strict seed of at most 28 bits,
 //	the ACGT alphabet, and nothing that reads or changes the search's state
 //	beside the reporter (no entropy report, inference, capsule, quantum,
 //	anchors file or search debugging;  dynamic masking reaches the search
@@ -110,8 +110,9 @@ static int lzw_search_covers_params (void)
 		return false;
 	if (p->upperCharToBits != (s8*) upper_nuc_to_bits)
 		return false;
-	// (the hit processor set_up_hit_processor will choose:  process_for_simple_hit)
-	if ((p->twinMinSpan > 0) || (p->basicHitType == hitRecover))
+	// (the hit processor set_up_hit_processor will choose:  process_for_simple_hit,
+	// or process_for_recoverable_hit with --recoverhits)
+	if (p->twinMinSpan > 0)
 		return false;
 	if ((p->gfExtend != gfexXDrop) && (p->gfExtend != gfexExact) && (p->gfExtend != gfexNoExtend)
 	 && ((p->gfExtend < gfexMismatch_min) || (p->gfExtend > gfexMismatch_max)))
@@ -163,8 +164,9 @@ static int lzw_same_partitions (seq* a, seq* b)
 
 // lzw_search_covers--
 //	Whether this strand's search is one warpalign's reproduces:  the run's
-//	parameters (lzw_search_covers_params), process_for_simple_hit with the
-//	run's extension and a fixed threshold, and no chores or entropy report.
+//	parameters (lzw_search_covers_params), process_for_simple_hit (or
+//	process_for_recoverable_hit) with the run's extension and a fixed
+//	threshold, and no chores or entropy report.
 
 static int lzw_search_covers (seq* target, seq* query, hitprocessor hitProc, hitprocsimple* info)
 	{
@@ -183,7 +185,7 @@ static int lzw_search_covers (seq* target, seq* query, hitprocessor hitProc, hit
 	 && (!lzw_same_partitions (target, query)))
 		return false;
 
-	if (((hitProc != process_for_simple_hit)
+	if (((hitProc != process_for_simple_hit) && (hitProc != process_for_recoverable_hit)
 	  && ((hitProc != process_for_plain_hit) || (hp->gfExtend != gfexNoExtend)))
 	 || (hp->posFilter) || (hp->gfExtend != currParams->gfExtend)
 	 || (hp->seq1 != target) || (hp->seq2 != query))
@@ -403,6 +405,7 @@ static int lzw_search_strand (seq* target, seq* query, hitprocessor hitProc, voi
 		o.band_width               = 0;
 #endif // not forbidBandWidth
 		o.resolving_mask           = currParams->hitSeed->resolvingMask;
+		o.recover_hits             = (hitProc == process_for_recoverable_hit);
 
 		status = warpalign_search_target_create (&o, target->v, target->len, &lzwSearch);
 		if (status != WARPALIGN_STATUS_OK)

@@ -4,7 +4,8 @@
 //! `--mismatch`, or none for `--nogfextend`), and `process_for_plain_hit` for `--nogfextend --nogapped`;
 //! diag_hash.c's hashed diagonals. The hash keeps one end per diagonal modulo
 //! 65,536: diagonals that collide share it, as in LASTZ (a hit can be dropped, or a left extension
-//! stopped, by another diagonal's extension).
+//! stopped, by another diagonal's extension). `--recoverhits` (`process_for_recoverable_hit`) also keeps the
+//! diagonal that set the end, and extends a colliding hit anyway.
 
 use super::pos_table::{upper_nuc_to_bits, PosTable, NO_PREVIOUS};
 use super::scoring::{entropy, ScoreMatrix};
@@ -14,6 +15,30 @@ use crate::search::{Extension, HitFilter, Hsp, SearchOptions, SelfCompare};
 pub const DIAG_HASH_SIZE: u32 = 65536;
 /// `hashInactiveEnd`.
 pub const INACTIVE: u32 = u32::MAX;
+
+/// One hashed diagonal's state: `diagEnd[]`, the query position its last extension reached, and `diagActual[]`,
+/// the diagonal that extension was on (read by `process_for_recoverable_hit` alone; LASTZ's extensions set it
+/// wherever they raise the end).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DiagSlot {
+    pub end: u32,
+    pub actual: i32,
+}
+
+impl DiagSlot {
+    /// An inactive diagonal (its `actual` is set whenever it becomes active).
+    pub const fn inactive() -> DiagSlot {
+        DiagSlot { end: INACTIVE, actual: 0 }
+    }
+
+    /// Raises the end to `extent` (and the diagonal to `diag`) when it lies further right.
+    fn raise(&mut self, extent: u32, diag: i32) {
+        if extent > self.end {
+            self.end = extent;
+            self.actual = diag;
+        }
+    }
+}
 
 /// Searches one query strand against the target's table, as `seed_hit_search(target, pt, query, 0,
 /// query.len(), selfCompare, upper_nuc_to_bits, seed, no limit, bandWidth, process_for_simple_hit)`
@@ -32,7 +57,7 @@ pub fn search(target: &[u8], pt: &PosTable, query: &[u8], options: &SearchOption
     let mut search = Search {
         hit: HitProcessor { target, query, options, scoring },
         pt,
-        diag_end: vec![INACTIVE; DIAG_HASH_SIZE as usize],
+        diags: vec![DiagSlot::inactive(); DIAG_HASH_SIZE as usize],
         hsps: &mut hsps,
     };
     // private_hit_search
@@ -83,8 +108,8 @@ pub fn search(target: &[u8], pt: &PosTable, query: &[u8], options: &SearchOption
 struct Search<'a> {
     hit: HitProcessor<'a>,
     pt: &'a PosTable,
-    /// `diagEnd[]`: per hashed diagonal, the query position its last extension reached.
-    diag_end: Vec<u32>,
+    /// Per hashed diagonal, `diagEnd[]` and `diagActual[]`.
+    diags: Vec<DiagSlot>,
     hsps: &'a mut Vec<Hsp>,
 }
 
@@ -100,7 +125,7 @@ impl Search<'_> {
         while pos != NO_PREVIOUS {
             let pos1 = self.pt.step * pos;
             if !self.hit.skipped(pos1, pos2) && seed.resolves(self.hit.target, pos1, word, allowed) {
-                if let Some(hsp) = self.hit.simple_hit(&mut self.diag_end[hashed_diag(pos1, pos2)], pos1, pos2) {
+                if let Some(hsp) = self.hit.process(&mut self.diags[hashed_diag(pos1, pos2)], pos1, pos2) {
                     self.hsps.push(hsp);
                 }
             }
@@ -158,16 +183,57 @@ impl HitProcessor<'_> {
         }
     }
 
-    /// `process_for_simple_hit` (no position filter) of the hit ending at `(pos1, pos2)` (seed-long),
-    /// `diag_end` being `diagEnd[]` of its hashed diagonal: the only state it reads and writes. With
-    /// `Extension::Plain`, `process_for_plain_hit`.
-    pub fn simple_hit(&self, diag_end: &mut u32, pos1: u32, pos2: u32) -> Option<Hsp> {
+    /// The run's hit processor on the hit ending at `(pos1, pos2)` (seed-long), `slot` being its hashed
+    /// diagonal's state, the only state it reads and writes: [`Self::recoverable_hit`] with `--recoverhits`
+    /// (but for the plain processor), else [`Self::simple_hit`].
+    pub fn process(&self, slot: &mut DiagSlot, pos1: u32, pos2: u32) -> Option<Hsp> {
+        if self.options.recover_hits && self.options.extension != Extension::Plain {
+            self.recoverable_hit(slot, pos1, pos2)
+        } else {
+            self.simple_hit(slot, pos1, pos2)
+        }
+    }
+
+    /// `process_for_recoverable_hit` (no position filter): a hit on the diagonal the hash holds is dropped where
+    /// that diagonal's last extension already passed its start (the end raised to the hit's); any other hit,
+    /// a colliding diagonal's too, is extended, its left extension unblocked.
+    fn recoverable_hit(&self, slot: &mut DiagSlot, pos1: u32, pos2: u32) -> Option<Hsp> {
         let length = self.options.seed.length;
-        if *diag_end == INACTIVE {
-            *diag_end = 0;
+        let diag = pos1 as i32 - pos2 as i32;
+        if slot.end == INACTIVE {
+            slot.end = 0;
+        } else if diag == slot.actual && pos2 - length < slot.end {
+            slot.raise(pos2, diag);
+            return None;
+        }
+        slot.actual = diag;
+        if let Some(f) = self.options.filter {
+            if self.filtered(&f, pos1, pos2, length) {
+                slot.end = slot.end.max(pos2);
+                return None;
+            }
+        }
+        match self.options.extension {
+            Extension::XDrop => self.threshold(self.xdrop_extend(slot, pos1, pos2, true), pos2),
+            Extension::Exact => self.match_extend(slot, pos1, pos2, length, true),
+            Extension::Mismatch(m) => self.mismatch_extend(slot, pos1, pos2, length, m as usize, true),
+            Extension::None | Extension::Plain => {
+                slot.end = slot.end.max(pos2);
+                Some(Hsp { pos1: pos1 - length, pos2: pos2 - length, length, score: 0, hit_pos2: pos2 })
+            }
+        }
+    }
+
+    /// `process_for_simple_hit` (no position filter) of the hit ending at `(pos1, pos2)` (seed-long),
+    /// `slot.end` being `diagEnd[]` of its hashed diagonal: the only state it reads and writes. With
+    /// `Extension::Plain`, `process_for_plain_hit`.
+    pub fn simple_hit(&self, slot: &mut DiagSlot, pos1: u32, pos2: u32) -> Option<Hsp> {
+        let length = self.options.seed.length;
+        if slot.end == INACTIVE {
+            slot.end = 0;
         }
         // a hit starting before this hashed diagonal's last extension ended is not extended again
-        if *diag_end > pos2 - length {
+        if slot.end > pos2 - length {
             return None;
         }
         if let Some(f) = self.options.filter {
@@ -176,11 +242,11 @@ impl HitProcessor<'_> {
             }
         }
         match self.options.extension {
-            Extension::XDrop => self.threshold(self.xdrop_extend(diag_end, pos1, pos2), pos2),
-            Extension::Exact => self.match_extend(diag_end, pos1, pos2, length),
-            Extension::Mismatch(m) => self.mismatch_extend(diag_end, pos1, pos2, length, m as usize),
+            Extension::XDrop => self.threshold(self.xdrop_extend(slot, pos1, pos2, false), pos2),
+            Extension::Exact => self.match_extend(slot, pos1, pos2, length, false),
+            Extension::Mismatch(m) => self.mismatch_extend(slot, pos1, pos2, length, m as usize, false),
             Extension::None => {
-                *diag_end = pos2;
+                slot.end = pos2;
                 Some(Hsp { pos1: pos1 - length, pos2: pos2 - length, length, score: 0, hit_pos2: pos2 })
             }
             // process_for_plain_hit, which has no diagonal hash: nothing raises this one's end, so the overlap
@@ -190,31 +256,26 @@ impl HitProcessor<'_> {
     }
 
     /// `match_extend_seed_hit`: a hit that is not an exact match (any byte but ACGT in either case counts as a
-    /// mismatch) is dropped, `diag_end` raised to its rightmost mismatch; else it is extended left (to this
-    /// hashed diagonal's last end at most) and right while the bases match and neither is NUL (LASTZ's
-    /// sequences end in one), `diag_end` raised to where the right extension stopped, and kept when at least
-    /// `hsp_threshold` long, scoring its length.
-    fn match_extend(&self, diag_end: &mut u32, pos1: u32, pos2: u32, length: u32) -> Option<Hsp> {
+    /// mismatch) is dropped, the end raised to its rightmost mismatch; else it is extended left (to this
+    /// hashed diagonal's last end at most, unless `unblocked`) and right while the bases match and neither is
+    /// NUL (LASTZ's sequences end in one), the end raised to where the right extension stopped, and kept when at
+    /// least `hsp_threshold` long, scoring its length.
+    fn match_extend(&self, slot: &mut DiagSlot, pos1: u32, pos2: u32, length: u32, unblocked: bool) -> Option<Hsp> {
         let (t, q) = (self.target, self.query);
         // LASTZ's byte at i: its sequence with the NUL after its end
         let at = |s: &[u8], i: i64| if (i as usize) < s.len() { s[i as usize] } else { 0 };
         let same = |a: u8, b: u8| matches!((nuc_to_bits(a), nuc_to_bits(b)), (Some(x), Some(y)) if x == y);
         let diag = pos1 as i64 - pos2 as i64;
-        let raise = |diag_end: &mut u32, extent: u32| {
-            if extent > *diag_end {
-                *diag_end = extent;
-            }
-        };
         // the hit itself, from its right end
         for k in 1..=length as i64 {
             let (s1, s2) = (pos1 as i64 - k, pos2 as i64 - k);
             if !same(t[s1 as usize], q[s2 as usize]) {
-                raise(diag_end, s2 as u32);
+                slot.raise(s2 as u32, diag as i32);
                 return None;
             }
         }
         // left, from the hit's start: the first mismatch, or just left of the stop
-        let block2 = *diag_end as i64;
+        let block2 = if unblocked { 0 } else { slot.end as i64 };
         let stop = if block2 + diag > 0 { block2 + diag } else { 0 };
         let (mut s1, mut s2) = (pos1 as i64 - length as i64, pos2 as i64 - length as i64);
         if s1 < stop {
@@ -247,7 +308,7 @@ impl HitProcessor<'_> {
             }
         }
         let right = s1;
-        raise(diag_end, (right - diag) as u32);
+        slot.raise((right - diag) as u32, diag as i32);
         let length = (right - (left + 1)) as u32;
         if length < self.options.hsp_threshold as u32 {
             return None;
@@ -256,24 +317,19 @@ impl HitProcessor<'_> {
     }
 
     /// `mismatch_extend_seed_hit` with at most `m` mismatches (a mismatch: the bases differ, or either is not
-    /// ACGT in either case). A hit with more than `m` is dropped, `diag_end` raised to its (m+1)th mismatch
+    /// ACGT in either case). A hit with more than `m` is dropped, the end raised to its (m+1)th mismatch
     /// from the right. Else, with `e` mismatches in the hit, the left extension (to this hashed diagonal's last
-    /// end at most, or a NUL) collects up to `m + 1 - e` mismatches as interval starts, padded by where it
+    /// end at most unless `unblocked`, or a NUL) collects up to `m + 1 - e` mismatches as interval starts, padded by where it
     /// stopped; the right extension (to a sequence's end or a NUL) closes each interval at a mismatch, after
     /// skipping the starts it did not find, and the longest interval wins (the first of equal ones), the last
-    /// one closed where the extension stopped. `diag_end` is raised to the first mismatch at or right of the
+    /// one closed where the extension stopped. The end is raised to the first mismatch at or right of the
     /// hit, or where the right extension stopped, or past the interval when it is kept (at least
     /// `hsp_threshold` long, scoring its length).
-    fn mismatch_extend(&self, diag_end: &mut u32, pos1: u32, pos2: u32, length: u32, m: usize) -> Option<Hsp> {
+    fn mismatch_extend(&self, slot: &mut DiagSlot, pos1: u32, pos2: u32, length: u32, m: usize, unblocked: bool) -> Option<Hsp> {
         let (t, q) = (self.target, self.query);
         let at = |s: &[u8], i: i64| if (i as usize) < s.len() { s[i as usize] } else { 0 };
         let differ = |a: u8, b: u8| !matches!((nuc_to_bits(a), nuc_to_bits(b)), (Some(x), Some(y)) if x == y);
         let diag = pos1 as i64 - pos2 as i64;
-        let raise = |diag_end: &mut u32, extent: u32| {
-            if extent > *diag_end {
-                *diag_end = extent;
-            }
-        };
         // the hit's mismatches, right to left
         let mut extent = INACTIVE;
         let mut e = 0;
@@ -283,7 +339,7 @@ impl HitProcessor<'_> {
                 extent = s2 as u32;
                 e += 1;
                 if e > m {
-                    raise(diag_end, extent);
+                    slot.raise(extent, diag as i32);
                     return None;
                 }
             }
@@ -292,7 +348,7 @@ impl HitProcessor<'_> {
         let mut starts = [0i64; 51];
         let stop_at = m + 1 - e;
         let mut scan = stop_at;
-        let block2 = *diag_end as i64;
+        let block2 = if unblocked { 0 } else { slot.end as i64 };
         let stop = if block2 + diag > 0 { block2 + diag } else { 0 };
         let (mut s1, mut s2) = (pos1 as i64 - length as i64, pos2 as i64 - length as i64);
         if s1 < stop {
@@ -368,7 +424,7 @@ impl HitProcessor<'_> {
         if length >= self.options.hsp_threshold as u32 {
             extent = (right + 1 - diag) as u32;
         }
-        raise(diag_end, extent);
+        slot.raise(extent, diag as i32);
         if length < self.options.hsp_threshold as u32 {
             return None;
         }
@@ -394,16 +450,16 @@ impl HitProcessor<'_> {
     }
 
     /// `xdrop_extend_seed_hit` up to the entropy adjustment: extends left from the hit's end, then right
-    /// from it, each until the score drops `x_drop` below its best, keeping the best; records in `diag_end`
-    /// how far right it went. (The hit's length only feeds LASTZ's debug output.)
-    fn xdrop_extend(&self, diag_end: &mut u32, pos1: u32, pos2: u32) -> Extended {
+    /// from it, each until the score drops `x_drop` below its best, keeping the best; records in `slot` how far
+    /// right it went. (The hit's length only feeds LASTZ's debug output.)
+    fn xdrop_extend(&self, slot: &mut DiagSlot, pos1: u32, pos2: u32, unblocked: bool) -> Extended {
         let (t, q, sub) = (self.target, self.query, self.scoring);
         let x_drop = self.options.x_drop;
         let diag = pos1 as i32 - pos2 as i32;
 
         // left: stop at the target's start, the query's start, or where this hashed diagonal's last
-        // extension ended (process_for_simple_hit blocks the left extension)
-        let block2 = *diag_end as i32;
+        // extension ended (process_for_simple_hit blocks the left extension, process_for_recoverable_hit not)
+        let block2 = if unblocked { 0 } else { slot.end as i32 };
         let stop = if block2 + diag > 0 { (block2 + diag) as u32 } else { 0 };
         let (mut s1, mut s2) = (pos1, pos2);
         let mut left_start = s1;
@@ -435,10 +491,7 @@ impl HitProcessor<'_> {
         }
         let right_block = s1;
 
-        let extent = (right_block as i32 - diag) as u32;
-        if extent > *diag_end {
-            *diag_end = extent;
-        }
+        slot.raise((right_block as i32 - diag) as u32, diag);
         let length = right_stop - left_start;
         Extended { pos1: left_start, pos2: (left_start as i32 - diag) as u32, length, similarity: left + right }
     }
