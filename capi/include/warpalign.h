@@ -1071,6 +1071,24 @@ enum warpalign_status warpalign_seed_batch(const struct warpalign_ctx *ctx,
                                            struct warpalign_seed_results **out);
 
 /**
+ * minimap2's `mm_sketch` of `n` sequences in turn (`seqs[i]`, `lens[i]` bases, rid `rids[i]`) into one list, as
+ * minimap2's index step sketches a batch of the target's sequences, by `n_threads` threads over chunks of the
+ * sequences: the same minimizers in the same order. `*out` gets a `malloc`ed array of `*n_out` minimizers (NULL
+ * when there are none; free it with free()). w outside 1..255, k outside 1..28, n_threads below 1, a null or empty
+ * sequence: WARPALIGN_STATUS_INVALID_ARGUMENT; WARPALIGN_STATUS_OUT_OF_MEMORY: nothing allocated.
+ */
+enum warpalign_status warpalign_seed_sketch(const char *const *seqs,
+                                            const int32_t *lens,
+                                            const uint32_t *rids,
+                                            size_t n,
+                                            int32_t w,
+                                            int32_t k,
+                                            int32_t is_hpc,
+                                            int32_t n_threads,
+                                            struct warpalign_anchor **out,
+                                            size_t *n_out);
+
+/**
  * Read i's seeding, borrowed from `results` (valid until read i is released or the results are freed). i out of
  * range, or read i released: INVALID_ARGUMENT. Any number of threads.
  */

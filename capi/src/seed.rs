@@ -6,7 +6,7 @@ use crate::{clear_last_error, guard, guard_here, WarpalignCtx, WarpalignStatus};
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::Mutex;
 use warpalign::chain::Anchor;
-use warpalign::seed::batch::{seed_batch, seed_batch_on_gpu, ReadSeeds, SeedOpt, SeedRead};
+use warpalign::seed::batch::{seed_batch, seed_batch_on_gpu, sketch_by_threads, ReadSeeds, SeedOpt, SeedRead};
 use warpalign::seed::gpu::DeviceIndex;
 use warpalign::seed::index::{FlatIndex, MmIdx};
 use warpalign::seed::twin::hits::HitOpt;
@@ -199,6 +199,75 @@ pub extern "C" fn warpalign_seed_batch(
             // SAFETY: out is writable.
             unsafe { *out = Box::into_raw(Box::new(WarpalignSeedResults { reads })) };
         }
+        Ok(())
+    })
+}
+
+/// minimap2's `mm_sketch` of `n` sequences in turn (`seqs[i]`, `lens[i]` bases, rid `rids[i]`) into one list, as
+/// minimap2's index step sketches a batch of the target's sequences, by `n_threads` threads over chunks of the
+/// sequences: the same minimizers in the same order. `*out` gets a `malloc`ed array of `*n_out` minimizers (NULL
+/// when there are none; free it with free()). w outside 1..255, k outside 1..28, n_threads below 1, a null or empty
+/// sequence: WARPALIGN_STATUS_INVALID_ARGUMENT; WARPALIGN_STATUS_OUT_OF_MEMORY: nothing allocated.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn warpalign_seed_sketch(
+    seqs: *const *const c_char,
+    lens: *const i32,
+    rids: *const u32,
+    n: usize,
+    w: i32,
+    k: i32,
+    is_hpc: i32,
+    n_threads: i32,
+    out: *mut *mut Anchor,
+    n_out: *mut usize,
+) -> WarpalignStatus {
+    guard("warpalign_seed_sketch", || {
+        if out.is_null() || n_out.is_null() {
+            return Err(Error::InvalidArgument("null out or n_out".into()));
+        }
+        // SAFETY: out and n_out are non-null and writable.
+        unsafe { (*out, *n_out) = (std::ptr::null_mut(), 0) };
+        if n > 0 && (seqs.is_null() || lens.is_null() || rids.is_null()) {
+            return Err(Error::InvalidArgument("null sequences, lengths or rids".into()));
+        }
+        if n_threads < 1 {
+            return Err(Error::InvalidArgument(format!("n_threads {n_threads}: at least 1")));
+        }
+        // SAFETY: the caller passes n sequence pointers, lengths and rids.
+        let (ps, ls, rs) = if n == 0 {
+            (&[][..], &[][..], &[][..])
+        } else {
+            unsafe { (std::slice::from_raw_parts(seqs, n), std::slice::from_raw_parts(lens, n), std::slice::from_raw_parts(rids, n)) }
+        };
+        let mut batch = Vec::with_capacity(n);
+        for (i, ((&p, &l), &rid)) in ps.iter().zip(ls).zip(rs).enumerate() {
+            if p.is_null() || l < 1 {
+                return Err(Error::InvalidArgument(format!("sequence {i}: null or empty")));
+            }
+            // SAFETY: sequence i has l readable bytes.
+            batch.push((unsafe { std::slice::from_raw_parts(p.cast::<u8>(), l as usize) }, rid));
+        }
+        let (w, k) = (usize::try_from(w).unwrap_or(0), usize::try_from(k).unwrap_or(0));
+        let parts = sketch_by_threads(&batch, w, k, is_hpc != 0, n_threads as usize)?;
+        let total: usize = parts.iter().map(Vec::len).sum();
+        if total == 0 {
+            return Ok(());
+        }
+        let bytes = total.checked_mul(std::mem::size_of::<Anchor>()).ok_or_else(|| Error::OutOfMemory("sketch: too many minimizers".into()))?;
+        // SAFETY: malloc of a non-zero size.
+        let p = unsafe { libc::malloc(bytes) }.cast::<Anchor>();
+        if p.is_null() {
+            return Err(Error::OutOfMemory(format!("sketch: {bytes} bytes could not be allocated")));
+        }
+        let mut at = 0;
+        for part in &parts {
+            // SAFETY: p holds total minimizers; the parts fill [0, total) in turn.
+            unsafe { std::ptr::copy_nonoverlapping(part.as_ptr(), p.add(at), part.len()) };
+            at += part.len();
+        }
+        // SAFETY: out and n_out are writable.
+        unsafe { (*out, *n_out) = (p, total) };
         Ok(())
     })
 }

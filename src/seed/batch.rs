@@ -7,10 +7,12 @@
 use super::gpu::{self, DeviceIndex};
 use super::index::FlatIndex;
 use super::twin::hits::{self, flag, HitOpt, SeedHits};
+use super::twin;
 use super::Minimizer;
 use crate::gpu::GPU_MIN_JOBS;
 use crate::{Engine, Error, Result};
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 /// What the seeding reads of minimap2's options: the index's sketch (`w`, `k`, HPC) and the mapping options.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -118,4 +120,54 @@ pub fn seed_batch_on_gpu(engine: &Engine, dev: &DeviceIndex, opt: &SeedOpt, read
             Ok(None)
         }
     }
+}
+
+/// Bases a thread sketches at a time in [`sketch_by_threads`]: each chunk starts upstream's loop about
+/// [`chunk_warm_up`] bases early (82 of 65,536 with map-ont's w and k).
+const SKETCH_CHUNK_BASES: usize = 1 << 16;
+
+/// `mm_sketch` of each sequence `(bases, rid)` in turn into one list, as minimap2's index step sketches a batch
+/// of the target's sequences, by `threads` threads over chunks of the sequences ([`twin::sketch_chunk`]): the
+/// same minimizers in the same order, returned as the chunks' lists in order. A batch that upstream's
+/// `mm_sketch` would abort on (an empty sequence, w outside 1..=255, k outside 1..=28) is
+/// [`Error::InvalidArgument`].
+pub fn sketch_by_threads(seqs: &[(&[u8], u32)], w: usize, k: usize, is_hpc: bool, threads: usize) -> Result<Vec<Vec<Minimizer>>> {
+    if !(1..256).contains(&w) || !(1..=28).contains(&k) {
+        return Err(Error::InvalidArgument(format!("sketch: w {w} and k {k} must be in 1..=255 and 1..=28")));
+    }
+    if let Some(i) = seqs.iter().position(|(s, _)| s.is_empty() || s.len() > i32::MAX as usize) {
+        return Err(Error::InvalidArgument(format!("sketch: sequence {i} is empty or longer than 2^31-1")));
+    }
+    let chunks: Vec<(usize, usize, usize)> = seqs
+        .iter()
+        .enumerate()
+        .flat_map(|(i, (s, _))| (0..s.len()).step_by(SKETCH_CHUNK_BASES).map(move |b| (i, b, (b + SKETCH_CHUNK_BASES).min(s.len()))))
+        .collect();
+    let next = AtomicUsize::new(0);
+    let warm = twin::chunk_warm_up(w, k);
+    let work = || {
+        let mut done = vec![];
+        loop {
+            let c = next.fetch_add(1, Relaxed);
+            let Some(&(i, b, e)) = chunks.get(c) else { return done };
+            let (seq, rid) = seqs[i];
+            // minimizers come about 2 / (w + 1) a base
+            let mut v = Vec::with_capacity(2 * (e - b) / (w + 1) + 16);
+            twin::sketch_chunk(seq, b, e, w, k, is_hpc, rid, warm, &mut v);
+            done.push((c, v));
+        }
+    };
+    let mut parts: Vec<(usize, Vec<Minimizer>)> = std::thread::scope(|sc| {
+        let helpers: Vec<_> = (1..threads.clamp(1, chunks.len().max(1)))
+            .map(|_| std::thread::Builder::new().name("warpalign-sketch".into()).spawn_scoped(sc, work))
+            .collect::<std::io::Result<_>>()
+            .map_err(|e| Error::Internal(format!("sketch: cannot start a thread: {e}")))?;
+        let mut all = work();
+        for h in helpers {
+            all.extend(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+        }
+        Ok::<_, Error>(all)
+    })?;
+    parts.sort_unstable_by_key(|&(c, _)| c);
+    Ok(parts.into_iter().map(|(_, v)| v).collect())
 }

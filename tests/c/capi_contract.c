@@ -1,7 +1,8 @@
 /* The C API's argument contract: jobs outside it are refused with WARPALIGN_STATUS_INVALID_ARGUMENT and a
  * message before any work, never crash the host nor write to its stderr; warpalign_last_error() is "" after
  * a call that succeeded; the ksw cache refuses a bad call when it is recorded, so that computing the others
- * succeeds; packed anchors unpack only as the anchors they hold; the HSP search refuses bad options and
+ * succeeds; packed anchors unpack only as the anchors they hold; the index's sketch refuses bad w, k, threads and
+ * sequences; the HSP search refuses bad options and
  * sequences. Exits 0 and prints "capi contract: ok". */
 #include <stdint.h>
 #include <stdio.h>
@@ -157,6 +158,31 @@ static void anchors(void)
 	free(packed);
 }
 
+/* The index's sketch by threads: minimizers of two sequences in turn (the second's rid in their y); w, k, thread
+ * counts and sequences outside the contract refused, the outputs cleared. */
+static void sketch(void)
+{
+	static char s1[3000], s2[500];
+	const char *seqs[2] = { s1, s2 }, *bad[2] = { s1, NULL };
+	int32_t lens[2] = { sizeof(s1), sizeof(s2) }, empty[2] = { sizeof(s1), 0 };
+	uint32_t rids[2] = { 0, 9 };
+	warpalign_anchor *m = (warpalign_anchor*)1;
+	size_t n = 1, i;
+	for (i = 0; i < sizeof(s1); ++i) s1[i] = "ACGT"[(i * 7 + i / 3) % 4];
+	for (i = 0; i < sizeof(s2); ++i) s2[i] = "ACGT"[(i * 5 + i / 7) % 4];
+	succeeded(warpalign_seed_sketch(seqs, lens, rids, 2, 10, 15, 0, 4, &m, &n), "sketch two sequences");
+	if (m == NULL || n < 2 || m[n - 1].y >> 32 != 9 || m[0].y >> 32 != 0) fail("sketch: minimizers and rids");
+	free(m);
+	refused(warpalign_seed_sketch(seqs, lens, rids, 2, 0, 15, 0, 4, &m, &n), "sketch w 0", "w 0");
+	if (m != NULL || n != 0) fail("sketch: outputs not cleared on a refusal");
+	refused(warpalign_seed_sketch(seqs, lens, rids, 2, 10, 29, 0, 4, &m, &n), "sketch k 29", "k 29");
+	refused(warpalign_seed_sketch(seqs, lens, rids, 2, 10, 15, 0, 0, &m, &n), "sketch no threads", "n_threads");
+	refused(warpalign_seed_sketch(seqs, empty, rids, 2, 10, 15, 0, 4, &m, &n), "sketch an empty sequence", "sequence 1");
+	refused(warpalign_seed_sketch(bad, lens, rids, 2, 10, 15, 0, 4, &m, &n), "sketch a NULL sequence", "sequence 1");
+	refused(warpalign_seed_sketch(seqs, lens, NULL, 2, 10, 15, 0, 4, &m, &n), "sketch NULL rids", "null");
+	refused(warpalign_seed_sketch(seqs, lens, rids, 2, 10, 15, 0, 4, NULL, &n), "sketch NULL out", "null");
+}
+
 /* warpalign_last_error() is "" after any call that succeeded, whatever failed before it. */
 /* The HSP search: bad options, empty sequences and NULLs refused, the outputs cleared; a query equal to its
  * target has HSPs. */
@@ -254,6 +280,7 @@ int main(void)
 	ydrop_jobs();
 	cache();
 	anchors();
+	sketch();
 	search();
 	last_error();
 	warpalign_ctx_destroy(ctx);

@@ -2,9 +2,10 @@
 //! against the twin, every field of every read: the minimizers after `--q-occ-frac`, the anchors in order,
 //! `rep_len`, `mini_pos`; the first difference is printed.
 //!
-//! Without a GPU: `sketch_chunks_model_equals_twin` checks a Rust copy of the sketch kernel's chunk rule (each
-//! chunk restarts upstream's loop before its start and emits once its state provably equals upstream's) on the
-//! sketch tests' sequences, chunks of 1 to 1024 bases, first warm-ups down to one base;
+//! Without a GPU: `sketch_chunks_model_equals_twin` checks the twin's `sketch_chunk`, the sketch kernel's chunk rule
+//! line for line (each chunk restarts upstream's loop before its start and emits once its state provably equals
+//! upstream's; the index's sketch by threads uses it too), on the sketch tests' sequences, chunks of 1 to 1024
+//! bases, first warm-ups down to one base;
 //! `emulated_kernels_equal_twin` and `emulated_kernels_on_real_reads` run kernels/seed.cu itself on the host
 //! (tests/seed/emu.cpp, built with the host's C++ compiler: no kernel synchronizes its threads, so one thread after
 //! another is a legal schedule) on the hits tests' random cases (8 queries each, sketch chunks of 1, 5, 37 and 1024
@@ -34,161 +35,16 @@ use warpalign::seed::batch::{seed_batch, seed_batch_on_gpu, seed_cpu, ReadSeeds,
 use warpalign::seed::gpu::{finish_sort, launch_plan, offsets, qocc_tables, seed_batch_gpu, seed_launch, Chunks, DeviceIndex, ItemChunks, Layout, CHUNKS, CHUNK_ITEMS, LAUNCH_BASES, SORT_GPU_MAX};
 use warpalign::seed::index::{FlatIndex, IndexTables, MmIdx};
 use warpalign::seed::twin::hits::{collect_minimizers, flag, HitOpt};
-use warpalign::seed::twin::{hash64, SEQ_NT4_TABLE};
+use warpalign::seed::twin::sketch_chunk;
 use warpalign::seed::Minimizer;
 use warpalign::{BackendChoice, Engine};
 use warpalign_ffi::mm2 as c;
 
-const EMPTY: Minimizer = Minimizer { x: u64::MAX, y: u64::MAX };
-
-/// kernels/seed.cu's `sketch_chunk`, line for line: the minimizers that the chunk `[s, e)` of `seq` owns. Its first
-/// try starts `warm` bases before the chunk (the kernel's `2 * (w + k) + 32`; shorter ones test the rule harder).
-#[allow(clippy::too_many_arguments)]
-fn model_chunk(seq: &[u8], s: usize, e: usize, w: usize, k: usize, hpc: bool, rid: u32, mut warm: usize, out: &mut Vec<Minimizer>) {
-    let len = seq.len();
-    let nt4 = |i: usize| SEQ_NT4_TABLE[seq[i] as usize] as u64;
-    let (mask, shift1) = ((1u64 << (2 * k)) - 1, 2 * (k - 1));
-    if (e != len || e - s >= w) && (s..e).all(|j| nt4(j) == 4) {
-        return;
-    }
-    'attempt: loop {
-        let p = s.saturating_sub(warm);
-        warm *= 2;
-        let mut found = vec![];
-        let (mut kmer0, mut kmer1) = (0u64, 0u64);
-        let (mut l, mut buf_pos, mut min_pos, mut kmer_span) = (0usize, 0usize, 0usize, 0usize);
-        let (mut tq, mut tq_front, mut tq_count) = ([0usize; 32], 0usize, 0usize);
-        let mut mn = EMPTY;
-        let mut buf = vec![EMPTY; w];
-        let (mut synced, mut rx, mut cleared) = (p == 0, false, false);
-        let (mut n_valid, mut lx, mut good) = (0usize, 0usize, 0usize);
-        let mut i = p;
-        while i < len {
-            let start = i;
-            if start >= e {
-                break;
-            }
-            let emit = start >= s;
-            if emit && !synced {
-                if good >= w && (rx || lx >= w + k) {
-                    synced = true;
-                } else {
-                    continue 'attempt;
-                }
-            }
-            let mut push = |m: Minimizer| {
-                if emit {
-                    found.push(m)
-                }
-            };
-            let c = nt4(i);
-            let mut info = EMPTY;
-            let exact;
-            if c < 4 {
-                if hpc {
-                    let mut skip_len = 1;
-                    if i + 1 < len && nt4(i + 1) == c {
-                        skip_len = 2;
-                        while i + skip_len < len && nt4(i + skip_len) == c {
-                            skip_len += 1;
-                        }
-                        i += skip_len - 1;
-                    }
-                    tq[(tq_count + tq_front) & 0x1f] = skip_len;
-                    tq_count += 1;
-                    kmer_span += skip_len;
-                    if tq_count > k {
-                        kmer_span -= tq[tq_front];
-                        tq_front = (tq_front + 1) & 0x1f;
-                        tq_count -= 1;
-                    }
-                } else {
-                    kmer_span = (l + 1).min(k);
-                }
-                kmer0 = (kmer0 << 2 | c) & mask;
-                kmer1 = (kmer1 >> 2) | (3 ^ c) << shift1;
-                n_valid += 1;
-                let kx = n_valid >= k;
-                if kmer0 == kmer1 {
-                    if !kx {
-                        good = 0;
-                    }
-                    i += 1;
-                    continue;
-                }
-                let z = (kmer0 >= kmer1) as u64;
-                l += 1;
-                if kx {
-                    lx += 1;
-                }
-                if l >= k && kmer_span < 256 {
-                    info.x = hash64(if z == 1 { kmer1 } else { kmer0 }, mask) << 8 | kmer_span as u64;
-                    info.y = (rid as u64) << 32 | ((i as u32) << 1) as u64 | z;
-                }
-                exact = kx && (!hpc || cleared || n_valid > k) && (rx || lx >= k);
-            } else {
-                (l, tq_count, tq_front, kmer_span) = (0, 0, 0, 0);
-                (lx, cleared, exact) = (0, true, true);
-                if n_valid >= k {
-                    rx = true;
-                }
-            }
-            good = if exact { good + 1 } else { 0 };
-            buf[buf_pos] = info;
-            if l == w + k - 1 && mn.x != u64::MAX {
-                for j in (buf_pos + 1..w).chain(0..buf_pos) {
-                    if mn.x == buf[j].x && buf[j].y != mn.y {
-                        push(buf[j]);
-                    }
-                }
-            }
-            if info.x <= mn.x {
-                if l >= w + k && mn.x != u64::MAX {
-                    push(mn);
-                }
-                (mn, min_pos) = (info, buf_pos);
-            } else if buf_pos == min_pos {
-                if l + 1 >= w + k && mn.x != u64::MAX {
-                    push(mn);
-                }
-                mn.x = u64::MAX;
-                for j in (buf_pos + 1..w).chain(0..=buf_pos) {
-                    if mn.x >= buf[j].x {
-                        (mn, min_pos) = (buf[j], j);
-                    }
-                }
-                if l + 1 >= w + k && mn.x != u64::MAX {
-                    for j in (buf_pos + 1..w).chain(0..=buf_pos) {
-                        if mn.x == buf[j].x && mn.y != buf[j].y {
-                            push(buf[j]);
-                        }
-                    }
-                }
-            }
-            buf_pos += 1;
-            if buf_pos == w {
-                buf_pos = 0;
-            }
-            i += 1;
-        }
-        if e == len {
-            if !synced && !(good >= w && (rx || lx >= w + k)) {
-                continue 'attempt;
-            }
-            if mn.x != u64::MAX {
-                found.push(mn);
-            }
-        }
-        out.extend(found);
-        return;
-    }
-}
-
-/// The model's minimizers of `seq` in chunks of `chunk` bases.
+/// `sketch_chunk`'s minimizers of `seq` in chunks of `chunk` bases.
 fn model_sketch(seq: &[u8], s: Sketch, rid: u32, chunk: usize, warm: usize) -> Vec<Minimizer> {
     let mut out = vec![];
     for beg in (0..seq.len()).step_by(chunk) {
-        model_chunk(seq, beg, (beg + chunk).min(seq.len()), s.w, s.k, s.hpc, rid, warm, &mut out);
+        sketch_chunk(seq, beg, (beg + chunk).min(seq.len()), s.w, s.k, s.hpc, rid, warm, &mut out);
     }
     out
 }

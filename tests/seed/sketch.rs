@@ -10,6 +10,7 @@
 use crate::common::{env_u64, failing_cases, pick, Rng};
 use crate::{oracle_sketch, preset_sketches, read_seqs, twin_sketch, Sketch};
 use rayon::prelude::*;
+use warpalign::seed::batch::sketch_by_threads;
 use warpalign::seed::Minimizer;
 
 /// Where two minimizer lists first differ, or None.
@@ -141,4 +142,67 @@ fn real_reads() {
         n_seqs += seqs.len();
     }
     eprintln!("sketch: {n_seqs} real sequences equal under {} preset sketches", presets.len());
+}
+
+/// `sketch_by_threads` (the index's sketch: a batch of sequences in chunks of 64 kb, by threads) against upstream's
+/// `mm_sketch` of each sequence in turn: batches of 1 to 6 sequences of the random shapes, from one base to 300 kb,
+/// some with a run of N of up to 100 kb (so chunk edges fall in runs of N, homopolymers and repeats), every preset's sketch and any k and w, 1 to 8
+/// threads. `SEED_SKETCH_CASES` / 50 batches (default 400).
+#[test]
+fn by_threads_equals_upstream() {
+    let n = (env_u64("SEED_SKETCH_CASES", 20_000) / 50).max(1);
+    let presets = preset_sketches();
+    let failed = failing_cases(n, |i| {
+        let mut rng = Rng::for_case(91, i);
+        let s = random_params(&mut rng, &presets);
+        let seqs: Vec<(Vec<u8>, u32)> = (0..rng.range(1, 7))
+            .map(|j| {
+                let len = match rng.below(4) {
+                    0 => rng.range(1, 3000),
+                    1 => rng.range(60_000, 140_000),
+                    _ => rng.range(3000, 300_000),
+                } as usize;
+                let mut q = random_seq(&mut rng, len);
+                if rng.chance(0.3) {
+                    // a run of N up to longer than a chunk: chunks wholly inside it, and warm-ups that restart before it
+                    let at = rng.below(len as u64) as usize;
+                    let run = (rng.range(1, 100_000) as usize).min(len - at);
+                    q[at..at + run].fill(b'N');
+                }
+                (q, j as u32 + 7)
+            })
+            .collect();
+        let threads = rng.range(1, 9) as usize;
+        let batch: Vec<(&[u8], u32)> = seqs.iter().map(|(q, rid)| (&q[..], *rid)).collect();
+        let got: Vec<Minimizer> = sketch_by_threads(&batch, s.w, s.k, s.hpc, threads).unwrap().concat();
+        let want: Vec<Minimizer> = seqs.iter().flat_map(|(q, rid)| oracle_sketch(q, s, *rid)).collect();
+        diff(&got, &want).map(|d| format!("case {i} ({s:?}, {} sequences, {threads} threads): {d}", seqs.len()))
+    });
+    assert!(failed.is_empty(), "{} of {n} batches differ: {:?}", failed.len(), &failed[..failed.len().min(20)]);
+    eprintln!("sketch: {n} random batches by threads equal upstream's");
+}
+
+/// The real genomes (one batch each, as the index step reads them) by threads against upstream, every preset's
+/// sketch; and a batch that upstream would abort on is refused.
+#[test]
+fn by_threads_real_genomes() {
+    let data = crate::common::tools::data_dir();
+    let presets = preset_sketches();
+    let mut n_seqs = 0;
+    for f in ["ref/ecoli_K12_MG1655.fasta.gz", "wga/hpylori_G27.fasta.gz", "wga/B_anthracis_contigs.fasta.gz", "wga/D_melanogaster_2Rslice.fasta.gz"] {
+        let seqs = read_seqs(&data.join(f));
+        let batch: Vec<(&[u8], u32)> = seqs.iter().enumerate().filter(|(_, (_, q))| !q.is_empty()).map(|(i, (_, q))| (&q[..], i as u32)).collect();
+        for (name, s) in &presets {
+            let got: Vec<Minimizer> = sketch_by_threads(&batch, s.w, s.k, s.hpc, 16).unwrap().concat();
+            let want: Vec<Minimizer> = batch.iter().flat_map(|&(q, rid)| oracle_sketch(q, *s, rid)).collect();
+            if let Some(d) = diff(&got, &want) {
+                panic!("{f} with {name} ({s:?}): {d}");
+            }
+        }
+        n_seqs += batch.len();
+    }
+    assert!(sketch_by_threads(&[(b"ACGT", 0)], 0, 15, false, 2).is_err());
+    assert!(sketch_by_threads(&[(b"ACGT", 0)], 10, 29, false, 2).is_err());
+    assert!(sketch_by_threads(&[(b"", 0)], 10, 15, false, 2).is_err());
+    eprintln!("sketch: {n_seqs} real genome sequences by threads equal upstream's under {} preset sketches", presets.len());
 }

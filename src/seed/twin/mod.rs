@@ -6,4 +6,4 @@ mod sdust;
 mod sketch;
 
 pub use sdust::sdust;
-pub use sketch::{hash64, sketch, SEQ_NT4_TABLE};
+pub use sketch::{chunk_warm_up, hash64, sketch, sketch_chunk, SEQ_NT4_TABLE};

@@ -164,3 +164,154 @@ pub fn sketch(seq: &[u8], w: usize, k: usize, rid: u32, is_hpc: bool, p: &mut Ve
         p.push(min);
     }
 }
+
+/// The first warm-up of [`sketch_chunk`]: how far before its chunk its first try starts (the seed kernel's).
+pub const fn chunk_warm_up(w: usize, k: usize) -> usize {
+    2 * (w + k) + 32
+}
+
+/// kernels/seed.cu's `sketch_chunk`, line for line: appends the minimizers that the chunk `[s, e)` of `seq` owns,
+/// those that [`sketch`] pushes in the iterations starting in the chunk (and, for the last chunk, its final push),
+/// in [`sketch`]'s order, so that the chunks' in order are [`sketch`]'s. It runs upstream's loop from `warm`
+/// bases before `s` (at first; [`chunk_warm_up`]) with a fresh state and emits from `s` on once that state
+/// provably equals upstream's there (docs/seed.md, "The sketch in chunks"), else starts again twice as far back.
+#[allow(clippy::too_many_arguments)]
+pub fn sketch_chunk(seq: &[u8], s: usize, e: usize, w: usize, k: usize, hpc: bool, rid: u32, mut warm: usize, out: &mut Vec<Minimizer>) {
+    let len = seq.len();
+    let nt4 = |i: usize| SEQ_NT4_TABLE[seq[i] as usize] as u64;
+    let (mask, shift1) = ((1u64 << (2 * k)) - 1, 2 * (k - 1));
+    if (e != len || e - s >= w) && (s..e).all(|j| nt4(j) == 4) {
+        return;
+    }
+    'attempt: loop {
+        let p = s.saturating_sub(warm);
+        warm *= 2;
+        let mut found = vec![];
+        let (mut kmer0, mut kmer1) = (0u64, 0u64);
+        let (mut l, mut buf_pos, mut min_pos, mut kmer_span) = (0usize, 0usize, 0usize, 0usize);
+        let (mut tq, mut tq_front, mut tq_count) = ([0usize; 32], 0usize, 0usize);
+        let mut mn = EMPTY;
+        let mut buf = vec![EMPTY; w];
+        let (mut synced, mut rx, mut cleared) = (p == 0, false, false);
+        let (mut n_valid, mut lx, mut good) = (0usize, 0usize, 0usize);
+        let mut i = p;
+        while i < len {
+            let start = i;
+            if start >= e {
+                break;
+            }
+            let emit = start >= s;
+            if emit && !synced {
+                if good >= w && (rx || lx >= w + k) {
+                    synced = true;
+                } else {
+                    continue 'attempt;
+                }
+            }
+            let mut push = |m: Minimizer| {
+                if emit {
+                    found.push(m)
+                }
+            };
+            let c = nt4(i);
+            let mut info = EMPTY;
+            let exact;
+            if c < 4 {
+                if hpc {
+                    let mut skip_len = 1;
+                    if i + 1 < len && nt4(i + 1) == c {
+                        skip_len = 2;
+                        while i + skip_len < len && nt4(i + skip_len) == c {
+                            skip_len += 1;
+                        }
+                        i += skip_len - 1;
+                    }
+                    tq[(tq_count + tq_front) & 0x1f] = skip_len;
+                    tq_count += 1;
+                    kmer_span += skip_len;
+                    if tq_count > k {
+                        kmer_span -= tq[tq_front];
+                        tq_front = (tq_front + 1) & 0x1f;
+                        tq_count -= 1;
+                    }
+                } else {
+                    kmer_span = (l + 1).min(k);
+                }
+                kmer0 = (kmer0 << 2 | c) & mask;
+                kmer1 = (kmer1 >> 2) | (3 ^ c) << shift1;
+                n_valid += 1;
+                let kx = n_valid >= k;
+                if kmer0 == kmer1 {
+                    if !kx {
+                        good = 0;
+                    }
+                    i += 1;
+                    continue;
+                }
+                let z = (kmer0 >= kmer1) as u64;
+                l += 1;
+                if kx {
+                    lx += 1;
+                }
+                if l >= k && kmer_span < 256 {
+                    info.x = hash64(if z == 1 { kmer1 } else { kmer0 }, mask) << 8 | kmer_span as u64;
+                    info.y = (rid as u64) << 32 | ((i as u32) << 1) as u64 | z;
+                }
+                exact = kx && (!hpc || cleared || n_valid > k) && (rx || lx >= k);
+            } else {
+                (l, tq_count, tq_front, kmer_span) = (0, 0, 0, 0);
+                (lx, cleared, exact) = (0, true, true);
+                if n_valid >= k {
+                    rx = true;
+                }
+            }
+            good = if exact { good + 1 } else { 0 };
+            buf[buf_pos] = info;
+            if l == w + k - 1 && mn.x != u64::MAX {
+                for j in (buf_pos + 1..w).chain(0..buf_pos) {
+                    if mn.x == buf[j].x && buf[j].y != mn.y {
+                        push(buf[j]);
+                    }
+                }
+            }
+            if info.x <= mn.x {
+                if l >= w + k && mn.x != u64::MAX {
+                    push(mn);
+                }
+                (mn, min_pos) = (info, buf_pos);
+            } else if buf_pos == min_pos {
+                if l + 1 >= w + k && mn.x != u64::MAX {
+                    push(mn);
+                }
+                mn.x = u64::MAX;
+                for j in (buf_pos + 1..w).chain(0..=buf_pos) {
+                    if mn.x >= buf[j].x {
+                        (mn, min_pos) = (buf[j], j);
+                    }
+                }
+                if l + 1 >= w + k && mn.x != u64::MAX {
+                    for j in (buf_pos + 1..w).chain(0..=buf_pos) {
+                        if mn.x == buf[j].x && mn.y != buf[j].y {
+                            push(buf[j]);
+                        }
+                    }
+                }
+            }
+            buf_pos += 1;
+            if buf_pos == w {
+                buf_pos = 0;
+            }
+            i += 1;
+        }
+        if e == len {
+            if !synced && !(good >= w && (rx || lx >= w + k)) {
+                continue 'attempt;
+            }
+            if mn.x != u64::MAX {
+                found.push(mn);
+            }
+        }
+        out.extend(found);
+        return;
+    }
+}
