@@ -1,5 +1,6 @@
 /* warpalign glue for index.c, included at its end (it reaches idxhash_t and the kh_*_idx functions): a prebuilt
- * index loaded by -t threads, and mid_occ and the index's statistics counted by -t threads. Each bucket's table is
+ * index loaded by -t threads, an index built from sequences sketched and added to its buckets by -t threads, and mid_occ and the index's
+ * statistics counted by -t threads. Each bucket's table is
  * built by upstream's calls in upstream's order (kh_init, kh_resize to the file's size, kh_put of each key in file
  * order), so it is upstream's slot for slot; mid_occ is an order statistic and the statistics integer sums, so
  * the order the buckets are visited in does not change them. Anything the threads cannot read as upstream
@@ -343,4 +344,87 @@ void mmw_idx_stat(const mm_idx_t *mi)
 	free(g.part);
 	fprintf(stderr, "[M::%s::%.3f*%.2f] distinct minimizers: %ld (%.2f%% are singletons); average occurrences: %.3lf; average spacing: %.3lf; total length: %ld\n",
 			"mm_idx_stat", realtime() - mm_realtime0, cputime() / (realtime() - mm_realtime0), (long)n, 100.0*n1/n, (double)sum / n, (double)len / sum, (long)len);
+}
+
+/* Building an index: step 1 of mm_idx_gen's pipeline sketches a batch of the target's sequences into a, in one
+ * thread. Here -t threads sketch them in chunks (warpalign_seed_sketch: upstream's minimizers in upstream's order),
+ * and a takes the result (mmw_sketch_by_threads). 0: upstream's mm_sketch is to run (one thread, WARPALIGN_INDEX_LOAD=upstream, a batch too
+ * small to pay for the threads, w or k that its assert refuses, so that it aborts as upstream does, or the call
+ * failed). verify: mm_sketch runs as well, and a difference stops the run. */
+#define MMW_IDX_SKETCH_MIN_BASES (1 << 18)
+
+int mmw_idx_sketch(const mm_bseq1_t *seq, int n_seq, const mm_idx_t *mi, mm128_v *a)
+{
+	int64_t bases = 0;
+	int i, n = 0;
+	const char **seqs;
+	int32_t *lens;
+	uint32_t *rids;
+	mm128_t *out = 0;
+	size_t n_out = 0;
+	int ok, mode = mmw_index_mode();
+	if (mode == MMW_INDEX_UPSTREAM || mmw_idx_threads <= 1 || a->n != 0 || mi->w < 1 || mi->w > 255 || mi->k < 1 || mi->k > 28) return 0;
+	for (i = 0; i < n_seq; ++i)
+		if (seq[i].l_seq > 0) bases += seq[i].l_seq;
+	if (bases < MMW_IDX_SKETCH_MIN_BASES) return 0;
+	seqs = (const char**)malloc(n_seq * sizeof(char*));
+	lens = (int32_t*)malloc(n_seq * sizeof(int32_t));
+	rids = (uint32_t*)malloc(n_seq * sizeof(uint32_t));
+	if (seqs == 0 || lens == 0 || rids == 0) {
+		free(seqs), free(lens), free(rids);
+		return 0;
+	}
+	for (i = 0; i < n_seq; ++i)
+		if (seq[i].l_seq > 0) seqs[n] = seq[i].seq, lens[n] = seq[i].l_seq, rids[n++] = seq[i].rid;
+	ok = mmw_sketch_by_threads(seqs, lens, rids, n, mi->w, mi->k, mi->flag & MM_I_HPC, mmw_idx_threads, &out, &n_out);
+	free(seqs), free(lens), free(rids);
+	if (!ok) return 0;
+	if (mode == MMW_INDEX_VERIFY) {
+		mm128_v u = {0, 0, 0};
+		for (i = 0; i < n_seq; ++i)
+			if (seq[i].l_seq > 0) mm_sketch(0, seq[i].seq, seq[i].l_seq, mi->w, mi->k, seq[i].rid, mi->flag&MM_I_HPC, &u);
+		if (u.n != n_out || (n_out > 0 && memcmp(u.a, out, n_out * sizeof(mm128_t)) != 0)) {
+			fprintf(stderr, "[ERROR] warpalign: WARPALIGN_INDEX_LOAD=verify: the sketch by threads differs from mm_sketch's (%zu minimizers against %zu)\n", n_out, u.n);
+			exit(1);
+		}
+		free(u.a);
+	}
+	a->a = out, a->n = a->m = n_out;
+	return 1;
+}
+
+/* Step 2 of mm_idx_gen's pipeline, mm_idx_add by -t threads: each thread pushes the batch's minimizers of its own
+ * range of buckets, in the batch's order, so that each bucket grows by the same pushes in the same order as in
+ * upstream's loop (the same contents and capacities). Upstream's one thread meets a cache miss at nearly every push
+ * (2^b buckets growing at once): on a 333 Mb genome, batches of 66 Mb took that step about 0.7 s each. A thread
+ * reads the whole batch and skips the others' buckets, so ranges are few. */
+#define MMW_IDX_ADD_MIN (1 << 16)
+
+typedef struct {
+	mm_idx_t *mi;
+	int n, n_ranges;
+	const mm128_t *a;
+} mmw_idx_add_t;
+
+static void mmw_idx_add_range(void *data, long r, int tid)
+{
+	mmw_idx_add_t *g = (mmw_idx_add_t*)data;
+	int i, mask = (1<<g->mi->b) - 1;
+	int lo = (int)((int64_t)(mask + 1) * r / g->n_ranges), hi = (int)((int64_t)(mask + 1) * (r + 1) / g->n_ranges);
+	(void)tid;
+	for (i = 0; i < g->n; ++i) {
+		int b = g->a[i].x>>8&mask;
+		if (b >= lo && b < hi) kv_push(mm128_t, 0, g->mi->B[b].a, g->a[i]);
+	}
+}
+
+void mmw_idx_add(mm_idx_t *mi, int n, const mm128_t *a)
+{
+	mmw_idx_add_t g;
+	if (mmw_index_mode() == MMW_INDEX_UPSTREAM || mmw_idx_threads <= 1 || n < MMW_IDX_ADD_MIN) {
+		mm_idx_add(mi, n, a);
+		return;
+	}
+	g.mi = mi, g.n = n, g.a = a, g.n_ranges = mmw_idx_threads < 1<<mi->b? mmw_idx_threads : 1<<mi->b;
+	kt_for(g.n_ranges, mmw_idx_add_range, &g, g.n_ranges);
 }

@@ -1172,6 +1172,15 @@ static void mmw_seed_reset(const mm_idx_t *mi)
 	mmw_seed.idx = 0, mmw_seed.done = 0, mmw_seed.mi = mi;
 }
 
+int mmw_sketch_by_threads(const char **seqs, const int32_t *lens, const uint32_t *rids, int n, int w, int k, int is_hpc, int n_threads,
+						  mm128_t **out, size_t *n_out)
+{
+	warpalign_anchor *a = 0;
+	if (warpalign_seed_sketch(seqs, lens, rids, n, w, k, is_hpc, n_threads, &a, n_out) != WARPALIGN_STATUS_OK) return 0;
+	*out = (mm128_t*)a;
+	return 1;
+}
+
 void mmw_seed_index(const mm_idx_t *mi, const mm_mapopt_t *opt)
 {
 	pthread_mutex_lock(&mmw_seed.lock);
