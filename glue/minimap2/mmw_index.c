@@ -362,6 +362,7 @@ int mmw_idx_sketch(const mm_bseq1_t *seq, int n_seq, const mm_idx_t *mi, mm128_v
 	uint32_t *rids;
 	mm128_t *out = 0;
 	size_t n_out = 0;
+	double t0;
 	int ok, mode = mmw_index_mode();
 	if (mode == MMW_INDEX_UPSTREAM || mmw_idx_threads <= 1 || a->n != 0 || mi->w < 1 || mi->w > 255 || mi->k < 1 || mi->k > 28) return 0;
 	for (i = 0; i < n_seq; ++i)
@@ -376,9 +377,13 @@ int mmw_idx_sketch(const mm_bseq1_t *seq, int n_seq, const mm_idx_t *mi, mm128_v
 	}
 	for (i = 0; i < n_seq; ++i)
 		if (seq[i].l_seq > 0) seqs[n] = seq[i].seq, lens[n] = seq[i].l_seq, rids[n++] = seq[i].rid;
+	t0 = realtime();
 	ok = mmw_sketch_by_threads(seqs, lens, rids, n, mi->w, mi->k, mi->flag & MM_I_HPC, mmw_idx_threads, &out, &n_out);
 	free(seqs), free(lens), free(rids);
 	if (!ok) return 0;
+	if (mmw_trace_on())
+		fprintf(stderr, "[warpalign %.3f] index: %d sequences (%ld bases) sketched by %d threads in %.3f s, %zu minimizers\n",
+				realtime() - mm_realtime0, n, (long)bases, mmw_idx_threads, realtime() - t0, n_out);
 	if (mode == MMW_INDEX_VERIFY) {
 		mm128_v u = {0, 0, 0};
 		for (i = 0; i < n_seq; ++i)
@@ -421,10 +426,13 @@ static void mmw_idx_add_range(void *data, long r, int tid)
 void mmw_idx_add(mm_idx_t *mi, int n, const mm128_t *a)
 {
 	mmw_idx_add_t g;
+	double t0 = realtime();
+	g.mi = mi, g.n = n, g.a = a, g.n_ranges = mmw_idx_threads < 1<<mi->b? mmw_idx_threads : 1<<mi->b;
 	if (mmw_index_mode() == MMW_INDEX_UPSTREAM || mmw_idx_threads <= 1 || n < MMW_IDX_ADD_MIN) {
 		mm_idx_add(mi, n, a);
-		return;
-	}
-	g.mi = mi, g.n = n, g.a = a, g.n_ranges = mmw_idx_threads < 1<<mi->b? mmw_idx_threads : 1<<mi->b;
-	kt_for(g.n_ranges, mmw_idx_add_range, &g, g.n_ranges);
+		g.n_ranges = 1;
+	} else kt_for(g.n_ranges, mmw_idx_add_range, &g, g.n_ranges);
+	if (mmw_trace_on())
+		fprintf(stderr, "[warpalign %.3f] index: %d minimizers added to the buckets by %d threads in %.3f s\n",
+				realtime() - mm_realtime0, n, g.n_ranges, realtime() - t0);
 }
