@@ -1,5 +1,5 @@
 /* warpalign glue for index.c, included at its end (it reaches idxhash_t and the kh_*_idx functions): a prebuilt
- * index loaded by -t threads, an index built from sequences sketched and added to its buckets by -t threads, and mid_occ and the index's
+ * index loaded by -t threads, an index built from sequences packed, sketched and added to its buckets by -t threads, and mid_occ and the index's
  * statistics counted by -t threads. Each bucket's table is
  * built by upstream's calls in upstream's order (kh_init, kh_resize to the file's size, kh_put of each key in file
  * order), so it is upstream's slot for slot; mid_occ is an order statistic and the statistics integer sums, so
@@ -435,4 +435,45 @@ void mmw_idx_add(mm_idx_t *mi, int n, const mm128_t *a)
 	if (mmw_trace_on())
 		fprintf(stderr, "[warpalign %.3f] index: %d minimizers added to the buckets by %d threads in %.3f s\n",
 				realtime() - mm_realtime0, n, g.n_ranges, realtime() - t0);
+}
+
+/* Step 0 of mm_idx_gen's pipeline packs each sequence into the index's copy mi->S, 4 bits a base, one base at a
+ * time. Here -t threads fill its whole 32-bit words (8 bases each: the same bits, ORed into the zeros the reading
+ * step left there), and this thread the bases of the words it shares with the sequences before and after, as
+ * upstream sets them. Returns len (packed), or 0: upstream's loop is to run (one thread, upstream's functions, a
+ * sequence under MMW_IDX_PACK_MIN). */
+#define MMW_IDX_PACK_MIN (1 << 20)
+#define MMW_IDX_PACK_WORDS (1 << 17) /* words a task fills */
+
+typedef struct {
+	uint32_t *S;
+	uint64_t off, first_word, end_word;
+	const char *seq;
+} mmw_idx_pack_t;
+
+static void mmw_idx_pack_words(void *data, long t, int tid)
+{
+	mmw_idx_pack_t *g = (mmw_idx_pack_t*)data;
+	uint64_t w = g->first_word + (uint64_t)t * MMW_IDX_PACK_WORDS;
+	uint64_t end = w + MMW_IDX_PACK_WORDS < g->end_word? w + MMW_IDX_PACK_WORDS : g->end_word;
+	(void)tid;
+	for (; w < end; ++w) {
+		const uint8_t *q = (const uint8_t*)g->seq + (w * 8 - g->off);
+		uint32_t x = 0;
+		int k;
+		for (k = 0; k < 8; ++k) x |= (uint32_t)seq_nt4_table[q[k]] << (k << 2);
+		g->S[w] |= x;
+	}
+}
+
+uint32_t mmw_idx_pack(uint32_t *S, uint64_t off, const char *seq, uint32_t len)
+{
+	mmw_idx_pack_t g;
+	uint64_t o;
+	if (mmw_index_mode() == MMW_INDEX_UPSTREAM || mmw_idx_threads <= 1 || len < MMW_IDX_PACK_MIN) return 0;
+	g.S = S, g.off = off, g.seq = seq, g.first_word = (off + 7) >> 3, g.end_word = (off + len) >> 3;
+	for (o = off; o < g.first_word << 3; ++o) mm_seq4_set(S, o, seq_nt4_table[(uint8_t)seq[o - off]]);
+	for (o = g.end_word << 3; o < off + len; ++o) mm_seq4_set(S, o, seq_nt4_table[(uint8_t)seq[o - off]]);
+	kt_for(mmw_idx_threads, mmw_idx_pack_words, &g, (long)((g.end_word - g.first_word + MMW_IDX_PACK_WORDS - 1) / MMW_IDX_PACK_WORDS));
+	return len;
 }

@@ -86,8 +86,8 @@ void mmw_seed_part_free(mmw_seed_part_t *part);
 
 /* The index's loading, sketching and statistics by -t threads (mmw_index.c, included at index.c's end): main tells
  * mmw_idx_set_threads its -t; mm_idx_reader_read loads a prebuilt index by mmw_idx_load with its n_threads;
- * mm_idx_gen's steps 1 and 2 sketch a batch of sequences and add them to the buckets by mmw_idx_sketch and
- * mmw_idx_add;
+ * mm_idx_gen's steps 0, 1 and 2 pack a batch of sequences, sketch them and add them to the buckets by
+ * mmw_idx_pack, mmw_idx_sketch and mmw_idx_add;
  * mm_mapopt_update's mid_occ is mmw_idx_cal_max_occ's, main's statistics mmw_idx_stat's. Each gives upstream's index and numbers.
  * WARPALIGN_INDEX_LOAD (mmw_index_mode): auto (threads), upstream, or verify (threads, checked against upstream's
  * functions: a difference stops the run). */
@@ -95,6 +95,7 @@ enum { MMW_INDEX_UPSTREAM, MMW_INDEX_THREADS, MMW_INDEX_VERIFY };
 int mmw_index_mode(void);
 void mmw_idx_set_threads(int n_threads);
 mm_idx_t *mmw_idx_load(FILE *fp, int n_threads);
+uint32_t mmw_idx_pack(uint32_t *S, uint64_t off, const char *seq, uint32_t len);
 int mmw_idx_sketch(const mm_bseq1_t *seq, int n_seq, const mm_idx_t *mi, mm128_v *a);
 void mmw_idx_add(mm_idx_t *mi, int n, const mm128_t *a);
 /* warpalign_seed_sketch: 1 with *out malloc'ed (NULL when *n_out is 0), 0 when the call failed */
