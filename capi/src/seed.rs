@@ -3,6 +3,7 @@
 //! loaded.
 
 use crate::{clear_last_error, guard, guard_here, WarpalignCtx, WarpalignStatus};
+use rayon::prelude::*;
 use std::ffi::{c_char, c_void, CStr};
 use std::sync::Mutex;
 use warpalign::chain::Anchor;
@@ -260,16 +261,43 @@ pub extern "C" fn warpalign_seed_sketch(
         if p.is_null() {
             return Err(Error::OutOfMemory(format!("sketch: {bytes} bytes could not be allocated")));
         }
-        let mut at = 0;
-        for part in &parts {
-            // SAFETY: p holds total minimizers; the parts fill [0, total) in turn.
-            unsafe { std::ptr::copy_nonoverlapping(part.as_ptr(), p.add(at), part.len()) };
-            at += part.len();
-        }
+        gather_by_threads(parts, p, n_threads as usize);
         // SAFETY: out and n_out are writable.
         unsafe { (*out, *n_out) = (p, total) };
         Ok(())
     })
+}
+
+/// Copies `parts` in turn to `dst` (room for all their minimizers) and frees them, in `threads` runs of consecutive
+/// parts on the global pool: a genome's batch is hundreds of MB of minimizers, whose fresh pages one thread would
+/// fault in and fill alone.
+fn gather_by_threads(parts: Vec<Vec<Anchor>>, dst: *mut Anchor, threads: usize) {
+    struct Dst(*mut Anchor);
+    // SAFETY: each run writes its own disjoint range of the destination.
+    unsafe impl Sync for Dst {}
+    impl Dst {
+        fn copy(&self, (mut at, run): (usize, Vec<Vec<Anchor>>)) {
+            for part in run {
+                // SAFETY: the destination holds every part's minimizers; this run's fill its own range in turn.
+                unsafe { std::ptr::copy_nonoverlapping(part.as_ptr(), self.0.add(at), part.len()) };
+                at += part.len();
+            }
+        }
+    }
+    let total: usize = parts.iter().map(Vec::len).sum();
+    let per = total.div_ceil(threads.max(1)).max(1);
+    let mut runs: Vec<(usize, Vec<Vec<Anchor>>)> = vec![];
+    let mut at = 0;
+    for part in parts {
+        let n = part.len();
+        match runs.last_mut() {
+            Some((start, run)) if at - *start < per => run.push(part),
+            _ => runs.push((at, vec![part])),
+        }
+        at += n;
+    }
+    let dst = Dst(dst);
+    runs.into_par_iter().for_each(|run| dst.copy(run));
 }
 
 /// Read i's seeding, borrowed from `results` (valid until read i is released or the results are freed). i out of

@@ -151,8 +151,8 @@ pub fn sketch_by_threads(seqs: &[(&[u8], u32)], w: usize, k: usize, is_hpc: bool
             let c = next.fetch_add(1, Relaxed);
             let Some(&(i, b, e)) = chunks.get(c) else { return done };
             let (seq, rid) = seqs[i];
-            // minimizers come about 2 / (w + 1) a base
-            let mut v = Vec::with_capacity(2 * (e - b) / (w + 1) + 16);
+            // minimizers come about 2 / (w + 1) a base: room for a little more, so that a chunk is not copied
+            let mut v = Vec::with_capacity(2 * (e - b) / w + (e - b) / 64 + 64);
             twin::sketch_chunk(seq, b, e, w, k, is_hpc, rid, warm, &mut v);
             done.push((c, v));
         }

@@ -183,10 +183,11 @@ pub fn sketch_chunk(seq: &[u8], s: usize, e: usize, w: usize, k: usize, hpc: boo
     if (e != len || e - s >= w) && (s..e).all(|j| nt4(j) == 4) {
         return;
     }
+    let kept = out.len();
     'attempt: loop {
         let p = s.saturating_sub(warm);
         warm *= 2;
-        let mut found = vec![];
+        out.truncate(kept); // a try that restarts leaves nothing
         let (mut kmer0, mut kmer1) = (0u64, 0u64);
         let (mut l, mut buf_pos, mut min_pos, mut kmer_span) = (0usize, 0usize, 0usize, 0usize);
         let (mut tq, mut tq_front, mut tq_count) = ([0usize; 32], 0usize, 0usize);
@@ -210,7 +211,7 @@ pub fn sketch_chunk(seq: &[u8], s: usize, e: usize, w: usize, k: usize, hpc: boo
             }
             let mut push = |m: Minimizer| {
                 if emit {
-                    found.push(m)
+                    out.push(m)
                 }
             };
             let c = nt4(i);
@@ -308,10 +309,9 @@ pub fn sketch_chunk(seq: &[u8], s: usize, e: usize, w: usize, k: usize, hpc: boo
                 continue 'attempt;
             }
             if mn.x != u64::MAX {
-                found.push(mn);
+                out.push(mn);
             }
         }
-        out.extend(found);
         return;
     }
 }
